@@ -1,0 +1,384 @@
+// The dnnplace command line: parses arguments and dispatches to the library.
+// Exit codes: 0 ok, 1 internal error, 2 bad usage or invalid input,
+// 3 infeasible, 4 a limit stopped the work before any feasible plan.
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "dnnplace/compare.hpp"
+#include "dnnplace/evaluator.hpp"
+#include "dnnplace/generator.hpp"
+#include "dnnplace/ideal_lattice.hpp"
+#include "dnnplace/report.hpp"
+#include "dnnplace/solver.hpp"
+#include "dnnplace/workload.hpp"
+
+namespace {
+
+using namespace dnnplace;
+
+enum Exit { kOk = 0, kInternal = 1, kInvalid = 2, kInfeasible = 3, kLimit = 4 };
+
+std::atomic<bool> g_interrupted{false};
+
+void onInterrupt(int) {
+  g_interrupted = true;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
+}
+
+int fail(const std::string& message, int code = kInvalid) {
+  std::cerr << "dnnplace: " << message << "\n";
+  return code;
+}
+
+bool writeOutput(const std::string& path, const std::string& text, std::string* error) {
+  if (path.empty() || path == "-") {
+    std::cout << text << std::flush;
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    *error = path + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
+int exitCodeFor(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Optimal:
+    case SolveStatus::Feasible: return kOk;
+    case SolveStatus::Infeasible: return kInfeasible;
+    case SolveStatus::NoSolution: return kLimit;
+    case SolveStatus::InvalidInput: return kInvalid;
+    case SolveStatus::Error: return kInternal;
+  }
+  return kInternal;
+}
+
+const std::map<std::string, Objective> kObjectives = {{"throughput", Objective::Throughput},
+                                                      {"latency", Objective::Latency}};
+
+std::string methodList() {
+  std::string text;
+  for (const auto& m : methods())
+    text += "\n  " + m.name + std::string(14 - std::min<std::size_t>(13, m.name.size()), ' ') +
+            m.summary;
+  return text;
+}
+
+struct SolveArgs {
+  std::string workload, method = "dp", out, contiguity = "none", plan;
+  bool quiet = false, verbose = false;
+  SolveOptions options;
+};
+
+struct EvaluateArgs {
+  std::string workload, plan, format = "text";
+  EvaluateOptions options;
+};
+
+struct InfoArgs {
+  std::string workload;
+  std::uint64_t maxIdeals = 10'000'000;
+};
+
+struct GenerateArgs {
+  std::string shape, out;
+  GeneratorOptions options;
+};
+
+struct CompareArgs {
+  std::vector<std::string> workloads;
+  std::string methods, format = "text";
+  bool quiet = false;
+  SolveOptions options;
+};
+
+std::function<void(const std::string&)> terminalProgress(bool quiet) {
+  if (quiet || !isatty(STDERR_FILENO)) return {};
+  return [](const std::string& line) { std::fprintf(stderr, "\r\033[K%s", line.c_str()); };
+}
+
+void clearProgress(bool quiet) {
+  if (!quiet && isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
+}
+
+int runSolve(SolveArgs& args) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  };
+  const auto loadStart = Clock::now();
+  std::string error;
+  auto workload = loadWorkload(args.workload, &error);
+  if (!workload) return fail(error);
+  const double loadSeconds = seconds(loadStart);
+
+  args.options.contiguity = args.contiguity == "convex" ? Contiguity::Convex : Contiguity::None;
+  args.options.expertPlanPath = args.plan;
+  args.options.progress = terminalProgress(args.quiet);
+  args.options.interrupt = &g_interrupted;
+  std::signal(SIGINT, onInterrupt);
+
+  const auto solveStart = Clock::now();
+  SolveOutcome outcome = solve(*workload, args.method, args.options);
+  const double solveSeconds = seconds(solveStart);
+  clearProgress(args.quiet);
+  if (!outcome.placement) {
+    const std::string why = outcome.message.empty() ? statusName(outcome.status) : outcome.message;
+    return fail(args.method + ": " + why, exitCodeFor(outcome.status));
+  }
+  const auto writeStart = Clock::now();
+  if (!writeOutput(args.out,
+                   planToJson(*workload, outcome, evaluateOptionsFor(args.options)), &error))
+    return fail(error);
+  if (!args.quiet) std::cerr << outcomeSummary(*workload, outcome, args.options.objective);
+  if (args.verbose)
+    std::fprintf(stderr, "phases: load+validate %.3f s, solve+verify %.3f s, write %.3f s\n",
+                 loadSeconds, solveSeconds, seconds(writeStart));
+  return exitCodeFor(outcome.status);
+}
+
+int runEvaluate(const EvaluateArgs& args) {
+  std::string error;
+  auto workload = loadWorkload(args.workload, &error);
+  if (!workload) return fail(error);
+  auto plan = loadPlan(args.plan, &error);
+  if (!plan) return fail(error);
+  std::vector<std::string> problems;
+  Placement placement = resolvePlan(*workload, *plan, &problems);
+  Evaluation evaluation = evaluate(*workload, placement, args.options);
+  evaluation.violations.insert(evaluation.violations.begin(), problems.begin(), problems.end());
+  evaluation.feasible = evaluation.violations.empty();
+  std::cout << (args.format == "json" ? evaluationToJson(evaluation, args.options.objective)
+                                      : evaluationToText(evaluation, args.options.objective));
+  return evaluation.feasible ? kOk : kInfeasible;
+}
+
+int runInfo(const InfoArgs& args) {
+  std::string error;
+  auto workload = loadWorkload(args.workload, &error);
+  if (!workload) return fail(error);
+  const Workload& w = *workload;
+  int backward = 0, orphans = 0;
+  double acceleratorWork = 0, cpuWork = 0, memory = 0;
+  std::vector<char> classHasForward(w.numClasses, 0);
+  for (const Node& node : w.nodes) {
+    backward += node.isBackward;
+    acceleratorWork += node.fpgaLatency;
+    cpuWork += node.cpuLatency;
+    memory += node.size;
+  }
+  for (NodeIndex v = 0; v < w.numNodes(); ++v)
+    if (!w.nodes[v].isBackward) classHasForward[w.classOf[v]] = 1;
+  for (NodeIndex v = 0; v < w.numNodes(); ++v)
+    if (w.nodes[v].isBackward && !classHasForward[w.classOf[v]]) ++orphans;
+  const IdealCount ideals = countIdeals(w, args.maxIdeals);
+  std::printf("workload:                 %s\n", w.name.c_str());
+  std::printf("machine:                  %d accelerators of %.6g bytes, %d CPU cores\n",
+              w.machine.maxFpgas, w.machine.maxSizePerFpga, w.machine.maxCpus);
+  std::printf("nodes:                    %d (%d forward, %d backward)\n", w.numNodes(),
+              w.numNodes() - backward, backward);
+  std::printf("edges:                    %zu\n", w.edges.size());
+  std::printf("color classes:            %d\n", w.numClasses);
+  std::printf("orphan backward nodes:    %d\n", orphans);
+  if (ideals.exceeded)
+    std::printf("ideals (contracted):      more than %llu\n",
+                static_cast<unsigned long long>(ideals.count));
+  else
+    std::printf("ideals (contracted):      %llu\n", static_cast<unsigned long long>(ideals.count));
+  std::printf("total accelerator work:   %.10g\n", acceleratorWork);
+  std::printf("total CPU work:           %.10g\n", cpuWork);
+  std::printf("total memory:             %.10g bytes\n", memory);
+  std::printf("max-load lower bound:     %.10g\n", trivialThroughputLowerBound(w));
+  return kOk;
+}
+
+int runGenerate(GenerateArgs& args) {
+  if (!parseGraphShape(args.shape, &args.options.shape))
+    return fail("generate: unknown shape '" + args.shape +
+                "' (expected chain, transformer, cnn or series-parallel)");
+  const Workload workload = generateWorkload(args.options);
+  std::string error;
+  if (!writeOutput(args.out, workloadToJson(workload), &error)) return fail(error);
+  return kOk;
+}
+
+int runCompare(CompareArgs& args) {
+  std::vector<Workload> workloads;
+  workloads.reserve(args.workloads.size());
+  for (const auto& path : args.workloads) {
+    std::string error;
+    auto workload = loadWorkload(path, &error);
+    if (!workload) return fail(error);
+    workloads.push_back(std::move(*workload));
+  }
+  std::vector<std::string> names;
+  if (args.methods.empty()) {
+    names = defaultMethods(args.options.objective);
+  } else {
+    std::stringstream list(args.methods);
+    for (std::string name; std::getline(list, name, ',');) {
+      if (!findMethod(name)) return fail("compare: unknown method '" + name + "'");
+      names.push_back(name);
+    }
+  }
+  std::vector<const Workload*> pointers;
+  for (const auto& w : workloads) pointers.push_back(&w);
+  args.options.progress = terminalProgress(args.quiet);
+  args.options.interrupt = &g_interrupted;
+  std::signal(SIGINT, onInterrupt);
+  const auto rows = compareMethods(pointers, names, args.options);
+  clearProgress(args.quiet);
+  std::cout << formatComparison(rows, args.format);
+  return kOk;
+}
+
+void addObjective(CLI::App* command, Objective* objective) {
+  command->add_option("--objective", *objective, "throughput (max-load) or latency")
+      ->transform(CLI::CheckedTransformer(kObjectives, CLI::ignore_case))
+      ->default_str("throughput");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "dnnplace: optimal placement of DNN operators on accelerators and CPU cores.\n"
+      "Workloads and plans are JSON (see docs/ and the README)."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "dnnplace 0.1.0");
+
+  SolveArgs solveArgs;
+  auto* solveCmd = app.add_subcommand("solve", "find a placement and write its plan JSON");
+  solveCmd->footer("Methods:" + methodList());
+  solveCmd->add_option("workload", solveArgs.workload, "workload JSON file")->required();
+  addObjective(solveCmd, &solveArgs.options.objective);
+  solveCmd->add_option("--method", solveArgs.method, "placement method (see below)")
+      ->capture_default_str();
+  solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
+  solveCmd->add_option("--time-limit", solveArgs.options.timeLimitSeconds, "seconds")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads")
+      ->check(CLI::Range(1, 256))->capture_default_str();
+  solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")->capture_default_str();
+  solveCmd->add_option("--q", solveArgs.options.q, "latency: subgraphs per accelerator")
+      ->check(CLI::Range(1, 64))->capture_default_str();
+  solveCmd->add_flag("--diffmaxima", solveArgs.options.diffMaxima,
+                     "throughput: minimize max forward + max backward load");
+  solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
+      ->check(CLI::IsMember({"none", "convex"}))->capture_default_str();
+  solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  solveCmd->add_option("--restarts", solveArgs.options.restarts, "local-search restarts")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  solveCmd->add_option("--max-ideals", solveArgs.options.maxIdeals,
+                       "dp: stop (exit 4) past this many ideals (0: no cap)");
+  solveCmd->add_option("--memory-limit", solveArgs.options.memoryLimitBytes,
+                       "dp: stop (exit 4) past this many bytes of DP tables (0: no cap)");
+  solveCmd->add_option("--plan", solveArgs.plan, "expert: the split to evaluate")
+      ->check(CLI::ExistingFile);
+  solveCmd->add_option("--write-model", solveArgs.options.writeModelPath,
+                       "milp: also export the model (.lp or .mps)");
+  solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
+  solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
+
+  EvaluateArgs evalArgs;
+  auto* evalCmd = app.add_subcommand(
+      "evaluate", "check a plan against a workload and recompute its objective (exit 3 if infeasible)");
+  evalCmd->add_option("workload", evalArgs.workload, "workload JSON file")->required();
+  evalCmd->add_option("plan", evalArgs.plan, "plan JSON file")->required();
+  addObjective(evalCmd, &evalArgs.options.objective);
+  evalCmd->add_option("--q", evalArgs.options.q, "latency: subgraphs allowed per accelerator")
+      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  evalCmd->add_flag("--contiguous", evalArgs.options.requireContiguous,
+                    "flag plans whose blocks are not contiguous");
+  evalCmd->add_flag("--diffmaxima", evalArgs.options.diffMaxima,
+                    "objective: max forward + max backward load");
+  evalCmd->add_option("--format", evalArgs.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+
+  InfoArgs infoArgs;
+  auto* infoCmd = app.add_subcommand("info", "print graph statistics of a workload");
+  infoCmd->add_option("workload", infoArgs.workload, "workload JSON file")->required();
+  infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many")
+      ->capture_default_str();
+
+  GenerateArgs genArgs;
+  auto* genCmd = app.add_subcommand("generate", "write a synthetic workload JSON");
+  genCmd->add_option("shape", genArgs.shape, "chain, transformer, cnn or series-parallel")
+      ->required();
+  genCmd->add_option("--blocks", genArgs.options.blocks, "layers or blocks")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  genCmd->add_option("--width", genArgs.options.width, "heads or parallel branches")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
+  genCmd->add_flag("--training", genArgs.options.training, "add backward twins");
+  genCmd->add_option("--seed", genArgs.options.seed, "random seed")->capture_default_str();
+  genCmd->add_option("--accelerators", genArgs.options.accelerators, "maxFPGAs")
+      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+  genCmd->add_option("--cpus", genArgs.options.cpus, "maxCPUs")
+      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+  genCmd->add_option("--memory", genArgs.options.memoryPerAccelerator, "bytes per accelerator")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  genCmd->add_option("--out", genArgs.out, "write here instead of stdout");
+
+  CompareArgs cmpArgs;
+  cmpArgs.options.timeLimitSeconds = 60;
+  auto* cmpCmd = app.add_subcommand("compare", "run several methods side by side");
+  cmpCmd->footer("Methods:" + methodList());
+  cmpCmd->add_option("workloads", cmpArgs.workloads, "workload JSON files")->required();
+  addObjective(cmpCmd, &cmpArgs.options.objective);
+  cmpCmd->add_option("--methods", cmpArgs.methods,
+                     "comma-separated methods (default: all for the objective)");
+  cmpCmd->add_option("--time-limit", cmpArgs.options.timeLimitSeconds, "seconds per method run")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads")
+      ->check(CLI::Range(1, 256))->capture_default_str();
+  cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")->capture_default_str();
+  cmpCmd->add_option("--q", cmpArgs.options.q, "latency: subgraphs per accelerator")
+      ->check(CLI::Range(1, 64))->capture_default_str();
+  cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
+      ->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+  cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    return fail(what + " (see --help)");
+  }
+
+  try {
+    if (*solveCmd) return runSolve(solveArgs);
+    if (*evalCmd) return runEvaluate(evalArgs);
+    if (*infoCmd) return runInfo(infoArgs);
+    if (*genCmd) return runGenerate(genArgs);
+    if (*cmpCmd) return runCompare(cmpArgs);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory", kLimit);
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what(), kInternal);
+  }
+  return kInvalid;
+}

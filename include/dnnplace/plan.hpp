@@ -1,0 +1,48 @@
+#pragma once
+/// A placement: which device each node runs on (DESIGN §2, §6).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dnnplace/workload.hpp"
+
+namespace dnnplace {
+
+/// Device numbering: 0..numAccelerators-1 are accelerators, then
+/// numAccelerators..numAccelerators+numCpus-1 are CPU cores.
+/// A device may be empty; deviceOf[v] == kUnplaced marks an unplaced node.
+struct Placement {
+  static constexpr std::int32_t kUnplaced = -1;
+  int numAccelerators = 0;
+  int numCpus = 0;
+  std::vector<std::int32_t> deviceOf;
+
+  int numDevices() const { return numAccelerators + numCpus; }
+  bool isAccelerator(int device) const { return device < numAccelerators; }
+  static int cpuDevice(int numAccelerators, int core) { return numAccelerators + core; }
+};
+
+/// A plan file as written: per device, the node ids it lists.
+struct PlanFile {
+  std::vector<std::vector<std::int64_t>> fpgas;
+  std::vector<std::vector<std::int64_t>> cpus;
+};
+
+/// Parses plan JSON (DESIGN §6; reference and human-expert splits).
+/// Only `fpgas` and `cpus` are read; other fields are ignored.
+std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name,
+                                  std::string* error);
+std::optional<PlanFile> loadPlan(const std::string& path, std::string* error);
+
+/// Maps a plan file onto a workload. Unknown ids and nodes listed twice are
+/// appended to *violations (a twice-listed node keeps its first device). A
+/// backward node the file omits is placed with the forward nodes of its color
+/// class, as expert splits require; other omitted nodes stay kUnplaced, for
+/// the evaluator to report.
+Placement resolvePlan(const Workload& workload, const PlanFile& plan,
+                      std::vector<std::string>* violations);
+
+}  // namespace dnnplace

@@ -1,0 +1,89 @@
+#pragma once
+/// The common shape of every placement method: options in, outcome out.
+/// `solve` looks a method up by name, runs it and re-checks its plan with the
+/// independent evaluator, so no unchecked plan ever leaves the library.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dnnplace/evaluator.hpp"
+#include "dnnplace/plan.hpp"
+#include "dnnplace/workload.hpp"
+
+namespace dnnplace {
+
+enum class SolveStatus {
+  Optimal,       ///< proven optimal for the method's problem
+  Feasible,      ///< a plan, optimality not proven (heuristic, gap, time limit)
+  Infeasible,    ///< proven: no feasible placement (message says why)
+  NoSolution,    ///< a limit stopped the work before any feasible plan
+  InvalidInput,  ///< the method cannot run on this input/options (message says why)
+  Error,         ///< internal failure, e.g. the evaluator rejected the plan
+};
+const char* statusName(SolveStatus status);
+
+enum class Contiguity { None, Convex };
+
+struct SolveOptions {
+  Objective objective = Objective::Throughput;
+  double timeLimitSeconds = 60;
+  int threads = 1;
+  std::uint64_t seed = 1;
+  int q = 1;                      ///< latency: subgraphs per accelerator
+  bool diffMaxima = false;        ///< throughput: max FW + max BW
+  Contiguity contiguity = Contiguity::None;  ///< MILP throughput
+  double relativeGap = 1e-4;      ///< MILP
+  int restarts = 10;              ///< local search
+  std::uint64_t maxIdeals = 0;    ///< 0: no cap (DP)
+  std::uint64_t memoryLimitBytes = 0;  ///< 0: no cap (DP)
+  std::string expertPlanPath;     ///< method "expert"
+  std::string writeModelPath;     ///< MILP: export .lp/.mps
+  /// Receives progress lines (no trailing newline); may be empty.
+  std::function<void(const std::string&)> progress;
+  /// Set asynchronously (Ctrl-C): stop and return the incumbent.
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
+struct SolveOutcome {
+  std::string method;
+  SolveStatus status = SolveStatus::Error;
+  std::optional<Placement> placement;
+  double objective = 0;    ///< as the evaluator recomputes it
+  double lowerBound = 0;   ///< proven bound on the method's problem (0 if none)
+  double gap = 0;          ///< (objective - lowerBound) / objective when both known
+  double seconds = 0;
+  std::string message;     ///< why infeasible / no solution / error; notes otherwise
+  Evaluation evaluation;   ///< the evaluator's verdict on `placement`
+};
+
+using SolverFunction = SolveOutcome (*)(const Workload&, const SolveOptions&);
+
+struct MethodInfo {
+  std::string name;
+  bool throughput;  ///< supports the throughput objective
+  bool latency;     ///< supports the latency objective
+  std::string summary;
+  SolverFunction run;
+};
+
+/// Every method the library offers, in display order.
+const std::vector<MethodInfo>& methods();
+const MethodInfo* findMethod(const std::string& name);
+
+/// Runs a method and re-checks its plan with the evaluator (status Error if
+/// the evaluator disagrees with the method about feasibility or objective).
+SolveOutcome solve(const Workload& workload, const std::string& method,
+                   const SolveOptions& options);
+
+/// Evaluator options matching what a solve was asked to optimize.
+EvaluateOptions evaluateOptionsFor(const SolveOptions& options);
+
+/// A bound on the optimal max-load valid for every placement (DESIGN §3):
+/// each class must go somewhere, and the total work spreads over k + ℓ devices.
+double trivialThroughputLowerBound(const Workload& workload);
+
+}  // namespace dnnplace

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# dnnplace from a fresh Debian 12 machine to a result, in one command.
+#
+#   scripts/dev.sh demo   install what is missing, build, solve a bundled example
+#   scripts/dev.sh test   install what is missing, build twice (plain, and with
+#                         AddressSanitizer + UndefinedBehaviorSanitizer), run
+#                         the whole test suite in both builds
+#   scripts/dev.sh build  install what is missing and build (build/release)
+#
+# The paper's data is looked up in ../shared (override: DNNPLACE_SHARED=DIR).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+jobs=$(nproc 2>/dev/null || echo 2)
+shared=${DNNPLACE_SHARED:-$here/../shared}
+
+packages=(build-essential cmake pkg-config nlohmann-json3-dev libcli11-dev
+          coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev
+          graphviz time)
+
+install_packages() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "dev.sh: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+configure_and_build() {  # dir, extra cmake args...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DDNNPLACE_SHARED_DIR="$shared" "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+}
+
+run_tests() {  # dir
+  DNNPLACE_SHARED="$shared" ctest --test-dir "$1" --output-on-failure -j"$jobs" --timeout 900
+}
+
+case "${1:-}" in
+  demo)
+    install_packages
+    configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+    example=examples/transformer_training.json
+    echo "dev.sh: dnnplace solve $example --method dp" >&2
+    build/release/dnnplace solve "$example" --method dp --out build/transformer_training.plan.json
+    build/release/dnnplace evaluate "$example" build/transformer_training.plan.json --contiguous
+    ;;
+  test)
+    install_packages
+    configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+    run_tests build/release
+    configure_and_build build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_BENCH=OFF
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      run_tests build/sanitize
+    ;;
+  build)
+    install_packages
+    configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+    ;;
+  *)
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac

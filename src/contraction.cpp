@@ -1,0 +1,1 @@
+// PLACEHOLDER: the DP's preprocessing (DESIGN §4) lands here.

@@ -1,0 +1,105 @@
+#include "dnnplace/trivial.hpp"
+
+#include <algorithm>
+
+#include "json_input.hpp"
+
+namespace dnnplace {
+
+namespace {
+
+Placement allOn(const Workload& w, int device) {
+  Placement p;
+  p.numAccelerators = w.machine.maxFpgas;
+  p.numCpus = std::max(w.machine.maxCpus, device >= w.machine.maxFpgas ? 1 : 0);
+  p.deviceOf.assign(w.numNodes(), device);
+  return p;
+}
+
+SolveOutcome infeasible(std::string why) {
+  SolveOutcome outcome;
+  outcome.status = SolveStatus::Infeasible;
+  outcome.message = std::move(why);
+  return outcome;
+}
+
+}  // namespace
+
+SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions&) {
+  if (w.machine.maxFpgas == 0) return infeasible("the machine has no accelerator (maxFPGAs is 0)");
+  double work = 0, memory = 0;
+  std::vector<NodeIndex> unsupported;
+  for (NodeIndex v = 0; v < w.numNodes(); ++v) {
+    work += w.nodes[v].fpgaLatency;
+    memory += w.nodes[v].size;
+    if (!w.nodes[v].supportedOnFpga) unsupported.push_back(v);
+  }
+  if (!unsupported.empty())
+    return infeasible("node " + std::to_string(w.nodes[unsupported[0]].id) + " (and " +
+                      std::to_string(unsupported.size() - 1) +
+                      " more) cannot run on an accelerator");
+  if (memory > w.machine.maxSizePerFpga * (1 + 1e-12))
+    return infeasible("the whole graph needs " + json_input::formatNumber(memory) +
+                      " bytes, one accelerator holds " +
+                      json_input::formatNumber(w.machine.maxSizePerFpga));
+  SolveOutcome outcome;
+  outcome.status = SolveStatus::Feasible;
+  outcome.placement = allOn(w, 0);
+  // One device: no edge crosses a boundary, and the latency model runs the
+  // whole graph as one subgraph with no communication.
+  outcome.objective = work;
+  return outcome;
+}
+
+SolveOutcome solveSingleCpu(const Workload& w, const SolveOptions& options) {
+  if (options.objective == Objective::Throughput && w.machine.maxCpus == 0)
+    return infeasible("the machine has no CPU core (maxCPUs is 0)");
+  SolveOutcome outcome;
+  outcome.status = SolveStatus::Feasible;
+  outcome.placement = allOn(w, w.machine.maxFpgas);
+  if (options.objective == Objective::Throughput) {
+    for (const Node& node : w.nodes) outcome.objective += node.cpuLatency;
+  } else {
+    // Latency: CPU nodes run on as many cores as they need, so the critical path.
+    std::vector<double> finish(w.numNodes(), 0);
+    for (NodeIndex v : w.topologicalOrder) {
+      double start = 0;
+      for (NodeIndex u : w.predecessors(v)) start = std::max(start, finish[u]);
+      finish[v] = start + w.nodes[v].cpuLatency;
+      outcome.objective = std::max(outcome.objective, finish[v]);
+    }
+  }
+  return outcome;
+}
+
+SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
+  SolveOutcome outcome;
+  if (options.expertPlanPath.empty()) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = "method 'expert' needs --plan FILE (a split written by hand)";
+    return outcome;
+  }
+  std::string error;
+  auto file = loadPlan(options.expertPlanPath, &error);
+  if (!file) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = error;
+    return outcome;
+  }
+  std::vector<std::string> problems;
+  Placement placement = resolvePlan(w, *file, &problems);
+  EvaluateOptions evalOptions = evaluateOptionsFor(options);
+  Evaluation evaluation = evaluate(w, placement, evalOptions);
+  problems.insert(problems.end(), evaluation.violations.begin(), evaluation.violations.end());
+  if (!problems.empty()) {
+    std::string why = options.expertPlanPath + " is not a feasible plan for " + w.name;
+    for (const auto& p : problems) why += "; " + p;
+    return infeasible(why);
+  }
+  outcome.status = SolveStatus::Feasible;
+  outcome.placement = std::move(placement);
+  outcome.objective = evaluation.objective;  // the method *is* an evaluation
+  return outcome;
+}
+
+}  // namespace dnnplace

@@ -1,0 +1,364 @@
+#include "dnnplace/workload.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "json_input.hpp"
+
+namespace dnnplace {
+
+using json_input::Json;
+
+std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
+  auto it = indexOfId_.find(id);
+  if (it == indexOfId_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> readFile(const std::string& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) {
+    *error = path + ": cannot read: " + std::strerror(errno);
+    return std::nullopt;
+  }
+  return std::move(contents).str();
+}
+
+namespace {
+
+std::string nodeLabel(std::size_t index, std::optional<std::int64_t> id) {
+  std::string label = "node #" + std::to_string(index);
+  if (id) label += " (id " + std::to_string(*id) + ")";
+  return label;
+}
+
+std::string edgeLabel(std::size_t index, const RawEdge& edge) {
+  return "edge #" + std::to_string(index) + " (" + std::to_string(edge.sourceId) + " -> " +
+         std::to_string(edge.destId) + ")";
+}
+
+bool checkAmount(double value, const std::string& where, const char* field,
+                 std::string* error) {
+  if (std::isfinite(value) && value >= 0) return true;
+  *error = where + ": " + field + " must be a finite number >= 0, got " +
+           json_input::formatNumber(value);
+  return false;
+}
+
+// Kahn's algorithm over the deduplicated edges; lower indices first, so the
+// order is deterministic and follows the input where the graph allows.
+std::vector<NodeIndex> topologicalOrder(int n, const std::vector<std::int32_t>& succStart,
+                                        const std::vector<std::int32_t>& succ,
+                                        std::vector<int>* inDegree) {
+  std::vector<NodeIndex> order;
+  order.reserve(n);
+  std::vector<NodeIndex> ready;
+  for (NodeIndex v = n - 1; v >= 0; --v)
+    if ((*inDegree)[v] == 0) ready.push_back(v);
+  while (!ready.empty()) {
+    NodeIndex v = ready.back();
+    ready.pop_back();
+    order.push_back(v);
+    for (auto i = succStart[v]; i < succStart[v + 1]; ++i)
+      if (--(*inDegree)[succ[i]] == 0) ready.push_back(succ[i]);
+  }
+  return order;
+}
+
+// Called only when a cycle exists: walks successor links among the nodes
+// Kahn's algorithm could not order until a node repeats.
+std::string describeCycle(const std::vector<Node>& nodes, const std::vector<std::int32_t>& succStart,
+                          const std::vector<std::int32_t>& succ,
+                          const std::vector<int>& inDegree) {
+  NodeIndex start = 0;
+  while (inDegree[start] == 0) ++start;
+  std::vector<int> seenAt(nodes.size(), -1);
+  std::vector<NodeIndex> path;
+  NodeIndex v = start;
+  while (seenAt[v] < 0) {
+    seenAt[v] = static_cast<int>(path.size());
+    path.push_back(v);
+    // Any successor still blocked lies on or leads to a cycle.
+    for (auto i = succStart[v]; i < succStart[v + 1]; ++i)
+      if (inDegree[succ[i]] > 0) {
+        v = succ[i];
+        break;
+      }
+  }
+  std::string text;
+  const std::size_t first = seenAt[v];
+  const std::size_t shown = std::min<std::size_t>(path.size() - first, 12);
+  for (std::size_t i = first; i < first + shown; ++i)
+    text += std::to_string(nodes[path[i]].id) + " -> ";
+  if (first + shown < path.size()) text += "... -> ";
+  return text + std::to_string(nodes[v].id);
+}
+
+}  // namespace
+
+std::optional<Workload> buildWorkload(std::string name, Machine machine, std::vector<Node> nodes,
+                                      const std::vector<RawEdge>& edges, std::string* error) {
+  Workload w;
+  w.name = std::move(name);
+  const std::string& file = w.name;
+  if (!checkAmount(machine.maxSizePerFpga, file, "maxSizePerFPGA", error)) return std::nullopt;
+  if (machine.maxFpgas < 0 || machine.maxFpgas > kMaxDevicesPerKind) {
+    *error = file + ": maxFPGAs must be an integer in [0, " + std::to_string(kMaxDevicesPerKind) +
+             "], got " + std::to_string(machine.maxFpgas);
+    return std::nullopt;
+  }
+  if (machine.maxCpus < 0 || machine.maxCpus > kMaxDevicesPerKind) {
+    *error = file + ": maxCPUs must be an integer in [0, " + std::to_string(kMaxDevicesPerKind) +
+             "], got " + std::to_string(machine.maxCpus);
+    return std::nullopt;
+  }
+  if (nodes.size() >= static_cast<std::size_t>(std::numeric_limits<NodeIndex>::max())) {
+    *error = file + ": too many nodes (" + std::to_string(nodes.size()) + ")";
+    return std::nullopt;
+  }
+  w.machine = machine;
+  const int n = static_cast<int>(nodes.size());
+
+  std::unordered_map<std::int64_t, std::int32_t> classIndex;
+  w.indexOfId_.reserve(n);
+  w.classOf.resize(n);
+  for (int v = 0; v < n; ++v) {
+    const Node& node = nodes[v];
+    const std::string where = file + ": " + nodeLabel(v, node.id);
+    auto [it, inserted] = w.indexOfId_.emplace(node.id, v);
+    if (!inserted) {
+      *error = where + ": id " + std::to_string(node.id) + " is already used by " +
+               nodeLabel(it->second, node.id);
+      return std::nullopt;
+    }
+    if (!checkAmount(node.cpuLatency, where, "cpuLatency", error) ||
+        !checkAmount(node.fpgaLatency, where, "fpgaLatency", error) ||
+        !checkAmount(node.size, where, "size", error))
+      return std::nullopt;
+    if (node.colorClass) {
+      auto [cit, fresh] = classIndex.emplace(*node.colorClass, w.numClasses);
+      if (fresh) ++w.numClasses;
+      w.classOf[v] = cit->second;
+    } else {
+      w.classOf[v] = w.numClasses++;
+    }
+  }
+
+  // Edges: endpoints, self-loops, cost per source, direction; then dedupe.
+  w.outCost.assign(n, 0.0);
+  std::vector<std::int64_t> costEdge(n, -1);  // first edge that fixed a source's cost
+  std::vector<std::pair<NodeIndex, NodeIndex>> pairs;
+  pairs.reserve(edges.size());
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    const RawEdge& edge = edges[e];
+    const std::string where = file + ": " + edgeLabel(e, edge);
+    auto source = w.indexOf(edge.sourceId);
+    if (!source) {
+      *error = where + ": sourceId " + std::to_string(edge.sourceId) + " is not a node id";
+      return std::nullopt;
+    }
+    auto dest = w.indexOf(edge.destId);
+    if (!dest) {
+      *error = where + ": destId " + std::to_string(edge.destId) + " is not a node id";
+      return std::nullopt;
+    }
+    if (*source == *dest) {
+      *error = where + ": self-loop (sourceId equals destId)";
+      return std::nullopt;
+    }
+    if (!checkAmount(edge.cost, where, "cost", error)) return std::nullopt;
+    if (nodes[*source].isBackward && !nodes[*dest].isBackward) {
+      *error = where + ": edge from backward node " + std::to_string(edge.sourceId) +
+               " to forward node " + std::to_string(edge.destId) + " is not allowed";
+      return std::nullopt;
+    }
+    if (costEdge[*source] < 0) {
+      costEdge[*source] = static_cast<std::int64_t>(e);
+      w.outCost[*source] = edge.cost;
+    } else if (!(std::fabs(edge.cost - w.outCost[*source]) <=
+                 1e-9 * std::max(std::fabs(edge.cost), std::fabs(w.outCost[*source])))) {
+      *error = where + ": cost " + json_input::formatNumber(edge.cost) + " differs from cost " +
+               json_input::formatNumber(w.outCost[*source]) + " of " +
+               edgeLabel(costEdge[*source], edges[costEdge[*source]]) +
+               "; all edges leaving a node must carry the same cost";
+      return std::nullopt;
+    }
+    pairs.emplace_back(*source, *dest);
+  }
+  {
+    std::vector<std::pair<NodeIndex, NodeIndex>> sorted = pairs;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    // Keep first-occurrence order for the edge list.
+    std::vector<char> taken(sorted.size(), 0);
+    for (const auto& p : pairs) {
+      auto idx = std::lower_bound(sorted.begin(), sorted.end(), p) - sorted.begin();
+      if (taken[idx]) continue;
+      taken[idx] = 1;
+      w.edges.push_back({p.first, p.second});
+    }
+  }
+
+  // CSR adjacency in both directions.
+  w.succStart_.assign(n + 1, 0);
+  w.predStart_.assign(n + 1, 0);
+  for (const Edge& e : w.edges) {
+    ++w.succStart_[e.source + 1];
+    ++w.predStart_[e.dest + 1];
+  }
+  for (int v = 0; v < n; ++v) {
+    w.succStart_[v + 1] += w.succStart_[v];
+    w.predStart_[v + 1] += w.predStart_[v];
+  }
+  w.succ_.resize(w.edges.size());
+  w.pred_.resize(w.edges.size());
+  {
+    std::vector<std::int32_t> sFill(w.succStart_.begin(), w.succStart_.end() - 1);
+    std::vector<std::int32_t> pFill(w.predStart_.begin(), w.predStart_.end() - 1);
+    for (const Edge& e : w.edges) {
+      w.succ_[sFill[e.source]++] = e.dest;
+      w.pred_[pFill[e.dest]++] = e.source;
+    }
+  }
+
+  std::vector<int> inDegree(n);
+  for (int v = 0; v < n; ++v) inDegree[v] = w.predStart_[v + 1] - w.predStart_[v];
+  w.topologicalOrder = topologicalOrder(n, w.succStart_, w.succ_, &inDegree);
+  if (static_cast<int>(w.topologicalOrder.size()) != n) {
+    *error = file + ": the graph has a directed cycle through node ids " +
+             describeCycle(nodes, w.succStart_, w.succ_, inDegree);
+    return std::nullopt;
+  }
+
+  // Class membership lists.
+  w.classStart_.assign(w.numClasses + 1, 0);
+  for (int v = 0; v < n; ++v) ++w.classStart_[w.classOf[v] + 1];
+  for (int c = 0; c < w.numClasses; ++c) w.classStart_[c + 1] += w.classStart_[c];
+  w.classNodes_.resize(n);
+  {
+    std::vector<std::int32_t> fill(w.classStart_.begin(), w.classStart_.end() - 1);
+    for (int v = 0; v < n; ++v) w.classNodes_[fill[w.classOf[v]]++] = v;
+  }
+  w.nodes = std::move(nodes);
+  return w;
+}
+
+std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
+                                      std::string* error) {
+  auto document = json_input::parseDocument(text, name, error);
+  if (!document) return std::nullopt;
+  const Json& root = *document;
+  json_input::Fields top(root, name, "", error);
+  if (!top.isObject()) return std::nullopt;
+
+  Machine machine;
+  std::int64_t maxFpgas = 0, maxCpus = 0;
+  if (!top.number("maxSizePerFPGA", &machine.maxSizePerFpga) ||
+      !top.integer("maxFPGAs", &maxFpgas) || !top.integer("maxCPUs", &maxCpus))
+    return std::nullopt;
+  for (auto [field, value] : {std::pair{"maxFPGAs", maxFpgas}, std::pair{"maxCPUs", maxCpus}})
+    if (value > kMaxDevicesPerKind) {
+      *error = name + ": " + field + " must be at most " + std::to_string(kMaxDevicesPerKind) +
+               ", got " + std::to_string(value);
+      return std::nullopt;
+    }
+  machine.maxFpgas = static_cast<int>(maxFpgas);
+  machine.maxCpus = static_cast<int>(maxCpus);
+
+  const Json* nodeArray = top.array("nodes");
+  if (!nodeArray) return std::nullopt;
+  const Json* edgeArray = top.array("edges");
+  if (!edgeArray) return std::nullopt;
+
+  std::vector<Node> nodes;
+  nodes.reserve(nodeArray->size());
+  for (std::size_t i = 0; i < nodeArray->size(); ++i) {
+    const Json& item = (*nodeArray)[i];
+    Node node;
+    // The id comes first so later messages can name it.
+    std::optional<std::int64_t> id;
+    if (item.is_object() && item.contains("id")) {
+      json_input::Fields idField(item, name, nodeLabel(i, std::nullopt), error);
+      std::int64_t value = 0;
+      if (!idField.integer("id", &value, /*allowNegative=*/true)) return std::nullopt;
+      id = value;
+    }
+    json_input::Fields f(item, name, nodeLabel(i, id), error);
+    if (!f.isObject()) return std::nullopt;
+    std::int64_t ignored = 0;
+    if (!f.integer("id", &ignored, true) || !f.boolean("supportedOnFpga", &node.supportedOnFpga) ||
+        !f.number("cpuLatency", &node.cpuLatency) || !f.number("fpgaLatency", &node.fpgaLatency) ||
+        !f.boolean("isBackwardNode", &node.isBackward))
+      return std::nullopt;
+    node.id = *id;
+    if (f.has("colorClass")) {
+      std::int64_t cls = 0;
+      if (!f.integer("colorClass", &cls, true)) return std::nullopt;
+      node.colorClass = cls;
+    }
+    if (f.has("size") && !f.number("size", &node.size)) return std::nullopt;
+    if (item.contains("name") && item["name"].is_string()) node.name = item["name"].get<std::string>();
+    nodes.push_back(std::move(node));
+  }
+
+  std::vector<RawEdge> edges;
+  edges.reserve(edgeArray->size());
+  for (std::size_t i = 0; i < edgeArray->size(); ++i) {
+    const Json& item = (*edgeArray)[i];
+    json_input::Fields f(item, name, "edge #" + std::to_string(i), error);
+    if (!f.isObject()) return std::nullopt;
+    RawEdge edge;
+    if (!f.integer("sourceId", &edge.sourceId, true) || !f.integer("destId", &edge.destId, true) ||
+        !f.number("cost", &edge.cost, /*allowNegative=*/true))
+      return std::nullopt;
+    edges.push_back(edge);
+  }
+  return buildWorkload(name, machine, std::move(nodes), edges, error);
+}
+
+std::optional<Workload> loadWorkload(const std::string& path, std::string* error) {
+  auto text = readFile(path, error);
+  if (!text) return std::nullopt;
+  return parseWorkload(*text, path, error);
+}
+
+std::string workloadToJson(const Workload& workload) {
+  Json root = Json::object();
+  root["maxSizePerFPGA"] = workload.machine.maxSizePerFpga;
+  root["maxFPGAs"] = workload.machine.maxFpgas;
+  root["maxCPUs"] = workload.machine.maxCpus;
+  Json nodes = Json::array();
+  for (const Node& node : workload.nodes) {
+    Json item = Json::object();
+    if (!node.name.empty()) item["name"] = node.name;
+    item["id"] = node.id;
+    item["supportedOnFpga"] = node.supportedOnFpga;
+    item["cpuLatency"] = node.cpuLatency;
+    item["fpgaLatency"] = node.fpgaLatency;
+    item["isBackwardNode"] = node.isBackward;
+    if (node.colorClass) item["colorClass"] = *node.colorClass;
+    item["size"] = node.size;
+    nodes.push_back(std::move(item));
+  }
+  Json edges = Json::array();
+  for (const Edge& edge : workload.edges)
+    edges.push_back({{"sourceId", workload.nodes[edge.source].id},
+                     {"destId", workload.nodes[edge.dest].id},
+                     {"cost", workload.outCost[edge.source]}});
+  root["nodes"] = std::move(nodes);
+  root["edges"] = std::move(edges);
+  return root.dump(1) + "\n";
+}
+
+}  // namespace dnnplace

@@ -1,0 +1,40 @@
+#pragma once
+// Helpers shared by the tests: where the paper's data and the CLI live, and
+// running the CLI as a user would.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "dnnplace/workload.hpp"
+
+namespace dnnplace::testing {
+
+/// The shared folder (env DNNPLACE_SHARED, else the CMake option). nullopt,
+/// with a reason in *why, when it or its workloads/expected folders are absent.
+std::optional<std::filesystem::path> sharedDir(std::string* why);
+
+/// Skips the current test, saying why, when the shared data is absent.
+#define DNNPLACE_REQUIRE_SHARED(var)                                   \
+  std::string var##_why;                                               \
+  auto var##_opt = ::dnnplace::testing::sharedDir(&var##_why);         \
+  if (!var##_opt) GTEST_SKIP() << var##_why;                           \
+  const std::filesystem::path var = *var##_opt
+
+struct CommandResult {
+  int exitCode = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+/// Runs the dnnplace executable with shell-quoted arguments.
+CommandResult runCli(const std::string& arguments);
+
+/// Parses workload JSON text or fails the test.
+Workload parseOrDie(const std::string& json);
+
+/// A fresh temporary file path with the given suffix.
+std::filesystem::path tempPath(const std::string& suffix);
+/// Writes text to a new temporary file and returns its path.
+std::filesystem::path writeTemp(const std::string& text, const std::string& suffix = ".json");
+
+}  // namespace dnnplace::testing

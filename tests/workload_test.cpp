@@ -1,0 +1,85 @@
+// Loading workloads: the accepted spellings of DESIGN §1 and the indexed graph.
+
+#include <gtest/gtest.h>
+
+#include "dnnplace/workload.hpp"
+#include "test_support.hpp"
+
+namespace dnnplace {
+namespace {
+
+TEST(Workload, AcceptsPaperSpellings) {
+  Workload w = testing::parseOrDie(R"({
+    "maxSizePerFPGA": 1e9, "maxFPGAs": 2.0, "maxCPUs": 1,
+    "nodes": [
+      {"id": 5, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0.5, "isBackwardNode": 0, "name": "conv", "layerId": 3},
+      {"id": 9.0, "supportedOnFpga": false, "cpuLatency": 2, "fpgaLatency": 0, "isBackwardNode": false, "colorClass": 4, "size": 64},
+      {"id": -3, "supportedOnFpga": true, "cpuLatency": 0, "fpgaLatency": 0, "isBackwardNode": 1, "colorClass": 4}
+    ],
+    "edges": [
+      {"sourceId": 5, "destId": 9, "cost": 0.25, "size": 12},
+      {"sourceId": 5, "destId": 9, "cost": 0.25},
+      {"sourceId": 9, "destId": -3, "cost": 1}
+    ]})");
+  ASSERT_EQ(w.numNodes(), 3);
+  EXPECT_EQ(w.machine.maxFpgas, 2);
+  EXPECT_EQ(w.nodes[0].name, "conv");
+  EXPECT_FALSE(w.nodes[1].supportedOnFpga);
+  EXPECT_TRUE(w.nodes[2].isBackward);
+  EXPECT_DOUBLE_EQ(w.nodes[1].size, 64);
+  EXPECT_DOUBLE_EQ(w.nodes[0].size, 0);
+  EXPECT_EQ(w.edges.size(), 2u);  // the duplicate edge is dropped
+  EXPECT_DOUBLE_EQ(w.outCost[0], 0.25);
+  EXPECT_DOUBLE_EQ(w.outCost[2], 0);
+  EXPECT_EQ(w.numClasses, 2);
+  EXPECT_EQ(w.classOf[1], w.classOf[2]);
+  EXPECT_NE(w.classOf[0], w.classOf[1]);
+  EXPECT_EQ(*w.indexOf(-3), 2);
+  EXPECT_FALSE(w.indexOf(4).has_value());
+  ASSERT_EQ(w.successors(0).size(), 1u);
+  EXPECT_EQ(w.successors(0)[0], 1);
+  EXPECT_EQ(w.predecessors(2)[0], 1);
+  EXPECT_EQ(w.topologicalOrder, (std::vector<NodeIndex>{0, 1, 2}));
+}
+
+TEST(Workload, RoundTripsThroughJson) {
+  Workload w = testing::parseOrDie(R"({"maxSizePerFPGA": 7, "maxFPGAs": 1, "maxCPUs": 0,
+    "nodes": [{"id": 1, "supportedOnFpga": 1, "cpuLatency": 0.1, "fpgaLatency": 0.2, "isBackwardNode": 0, "colorClass": 3, "size": 5},
+              {"id": 2, "supportedOnFpga": 1, "cpuLatency": 0.3, "fpgaLatency": 0.4, "isBackwardNode": 0}],
+    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.7}]})");
+  Workload again = testing::parseOrDie(workloadToJson(w));
+  ASSERT_EQ(again.numNodes(), 2);
+  EXPECT_EQ(again.nodes[0].colorClass, std::optional<std::int64_t>(3));
+  EXPECT_FALSE(again.nodes[1].colorClass.has_value());
+  EXPECT_DOUBLE_EQ(again.nodes[1].fpgaLatency, 0.4);
+  EXPECT_DOUBLE_EQ(again.outCost[0], 0.7);
+  EXPECT_DOUBLE_EQ(again.machine.maxSizePerFpga, 7);
+}
+
+TEST(Workload, ErrorsNameFileElementAndField) {
+  std::string error;
+  EXPECT_FALSE(parseWorkload(R"({"maxSizePerFPGA": 1, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
+      {"id": 7, "supportedOnFpga": 1, "cpuLatency": -1, "fpgaLatency": 0, "isBackwardNode": 0}],
+      "edges": []})", "m.json", &error));
+  EXPECT_EQ(error, "m.json: node #0 (id 7): cpuLatency must be a finite number >= 0, got -1");
+  EXPECT_FALSE(parseWorkload(R"({"maxSizePerFPGA": 1, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
+      {"id": 5, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0, "isBackwardNode": 0}],
+      "edges": [{"sourceId": 5, "destId": 9, "cost": 0}]})", "m.json", &error));
+  EXPECT_EQ(error, "m.json: edge #0 (5 -> 9): destId 9 is not a node id");
+  EXPECT_FALSE(parseWorkload(R"({"maxFPGAs": 1})", "m.json", &error));
+  EXPECT_EQ(error, "m.json: maxSizePerFPGA is missing");
+}
+
+TEST(Workload, ReportsACycleByItsNodes) {
+  std::string error;
+  EXPECT_FALSE(parseWorkload(R"({"maxSizePerFPGA": 1, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
+      {"id": 1, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0, "isBackwardNode": 0},
+      {"id": 2, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0, "isBackwardNode": 0},
+      {"id": 3, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0, "isBackwardNode": 0}],
+      "edges": [{"sourceId": 1, "destId": 2, "cost": 0}, {"sourceId": 2, "destId": 3, "cost": 0},
+                {"sourceId": 3, "destId": 2, "cost": 0}]})", "c.json", &error));
+  EXPECT_EQ(error, "c.json: the graph has a directed cycle through node ids 2 -> 3 -> 2");
+}
+
+}  // namespace
+}  // namespace dnnplace

@@ -28,6 +28,22 @@ Workload load(const std::filesystem::path& path) {
 
 double relative(double a, double b) { return std::fabs(a - b) / std::max(1e-12, std::fabs(b)); }
 
+/// The workload and its expert split's placement (backward nodes inferred).
+std::pair<Workload, Placement> loadExpert(const std::filesystem::path& shared,
+                                          const std::string& workload, const nlohmann::json& figures) {
+  Workload w = load(shared / "workloads" / workload);
+  std::string error;
+  auto file = loadPlan((shared / "workloads" / figures["expert_split"].get<std::string>()).string(), &error);
+  if (!file) {
+    ADD_FAILURE() << error;
+    return {std::move(w), Placement{}};
+  }
+  std::vector<std::string> problems;
+  Placement p = resolvePlan(w, *file, &problems);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  return {std::move(w), std::move(p)};
+}
+
 TEST(SharedWorkloads, ExpertSplitsReproduceReferenceMaxLoad) {
   DNNPLACE_REQUIRE_SHARED(shared);
   const auto expected = readJson(shared / "expected" / "throughput.json");
@@ -35,13 +51,7 @@ TEST(SharedWorkloads, ExpertSplitsReproduceReferenceMaxLoad) {
   for (const auto& [name, figures] : expected["workloads"].items()) {
     if (!figures.contains("expert_split")) continue;
     SCOPED_TRACE(name);
-    Workload w = load(shared / "workloads" / name);
-    std::string error;
-    auto file = loadPlan((shared / "workloads" / figures["expert_split"].get<std::string>()).string(), &error);
-    ASSERT_TRUE(file) << error;
-    std::vector<std::string> problems;
-    Placement p = resolvePlan(w, *file, &problems);
-    EXPECT_TRUE(problems.empty());
+    auto [w, p] = loadExpert(shared, name, figures);
     Evaluation e = evaluate(w, p, {});
     EXPECT_TRUE(e.feasible) << (e.violations.empty() ? "" : e.violations[0]);
     EXPECT_LE(relative(e.objective, figures["expert_max_load"].get<double>()), 1e-6)
@@ -58,14 +68,10 @@ TEST(SharedWorkloads, ExpertSplitsReproduceReferenceLatency) {
   for (const auto& [name, figures] : expected["workloads"].items()) {
     if (!figures.contains("expert_split")) continue;
     SCOPED_TRACE(name);
-    Workload w = load(shared / "workloads" / name);
-    std::string error;
-    auto file = loadPlan((shared / "workloads" / figures["expert_split"].get<std::string>()).string(), &error);
-    ASSERT_TRUE(file) << error;
-    std::vector<std::string> problems;
+    auto [w, p] = loadExpert(shared, name, figures);
     EvaluateOptions latency;
     latency.objective = Objective::Latency;
-    Evaluation e = evaluate(w, resolvePlan(w, *file, &problems), latency);
+    Evaluation e = evaluate(w, p, latency);
     // The reference prints 3 decimals.
     EXPECT_NEAR(e.objective, figures["expert_latency"].get<double>(), 0.0005 + 1e-9);
     // Every expert split breaks the latency machine's limits: memory, or (bert24)

@@ -211,8 +211,9 @@ int runGenerate(GenerateArgs& args) {
   if (!parseGraphShape(args.shape, &args.options.shape))
     return fail("generate: unknown shape '" + args.shape +
                 "' (expected chain, transformer, cnn or series-parallel)");
-  const Workload workload = generateWorkload(args.options);
   std::string error;
+  if (!validGeneratorOptions(args.options, &error)) return fail("generate: " + error);
+  const Workload workload = generateWorkload(args.options);
   if (!writeOutput(args.out, workloadToJson(workload), &error)) return fail(error);
   return kOk;
 }
@@ -325,6 +326,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000))->capture_default_str();
   genCmd->add_option("--width", genArgs.options.width, "heads or parallel branches")
       ->check(CLI::Range(1, 1000))->capture_default_str();
+  genCmd->add_option("--chain-length", genArgs.options.chainLength,
+                     "series-parallel: nodes per parallel chain")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  genCmd->add_option("--unsupported-fraction", genArgs.options.unsupportedFraction,
+                     "share of nodes that only run on CPUs")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
   genCmd->add_flag("--training", genArgs.options.training, "add backward twins");
   genCmd->add_option("--seed", genArgs.options.seed, "random seed")->capture_default_str();
   genCmd->add_option("--accelerators", genArgs.options.accelerators, "maxFPGAs")
@@ -350,6 +357,10 @@ int main(int argc, char** argv) {
   cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")->capture_default_str();
   cmpCmd->add_option("--q", cmpArgs.options.q, "latency: subgraphs per accelerator")
       ->check(CLI::Range(1, 64))->capture_default_str();
+  cmpCmd->add_option("--restarts", cmpArgs.options.restarts, "local-search restarts")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmpCmd->add_flag("--diffmaxima", cmpArgs.options.diffMaxima,
+                   "throughput: minimize max forward + max backward load");
   cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
   cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");

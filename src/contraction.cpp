@@ -1,1 +1,458 @@
-// PLACEHOLDER: the DP's preprocessing (DESIGN §4) lands here.
+#include "dnnplace/contraction.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
+#include <utility>
+
+namespace dnnplace {
+
+namespace {
+
+/// Union-find over original color classes. `attach` keeps a chosen root, so
+/// step 4 can merge a leaf into its neighbour without renaming the neighbour.
+class ClassUnion {
+ public:
+  explicit ClassUnion(int size) : parent_(size) {
+    for (int i = 0; i < size; ++i) parent_[i] = i;
+  }
+  int find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  /// Joins the sets of a and b; the smaller root survives (deterministic).
+  bool unite(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return false;
+    if (b < a) std::swap(a, b);
+    parent_[b] = a;
+    return true;
+  }
+  void attach(int childRoot, int root) { parent_[childRoot] = root; }
+
+ private:
+  std::vector<int> parent_;
+};
+
+using ClassEdge = std::pair<int, int>;
+
+/// Directed group graph: adjacency of the current union-find roots.
+std::vector<std::vector<int>> groupSuccessors(ClassUnion& groups, int numClasses,
+                                              const std::vector<ClassEdge>& classEdges) {
+  std::vector<std::vector<int>> out(numClasses);
+  for (auto [a, b] : classEdges) {
+    const int ga = groups.find(a), gb = groups.find(b);
+    if (ga != gb) out[ga].push_back(gb);
+  }
+  for (auto& list : out) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  return out;
+}
+
+/// Step 3: fuses every strongly connected component of the group graph
+/// (iterative Tarjan). Returns how many classes' groups were absorbed.
+int fuseCycles(ClassUnion& groups, int numClasses, const std::vector<ClassEdge>& classEdges) {
+  const auto out = groupSuccessors(groups, numClasses, classEdges);
+  std::vector<int> index(numClasses, -1), low(numClasses, 0), stack;
+  std::vector<char> onStack(numClasses, 0);
+  std::vector<std::pair<int, std::size_t>> frames;
+  std::vector<std::vector<int>> components;
+  int counter = 0;
+  for (int root = 0; root < numClasses; ++root) {
+    if (groups.find(root) != root || index[root] != -1) continue;
+    frames.push_back({root, 0});
+    index[root] = low[root] = counter++;
+    stack.push_back(root);
+    onStack[root] = 1;
+    while (!frames.empty()) {
+      auto& [v, next] = frames.back();
+      if (next < out[v].size()) {
+        const int w = out[v][next++];
+        if (index[w] == -1) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          onStack[w] = 1;
+          frames.push_back({w, 0});
+        } else if (onStack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      const int finished = v;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[finished]);
+      if (low[finished] == index[finished]) {
+        std::vector<int> component;
+        int w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = 0;
+          component.push_back(w);
+        } while (w != finished);
+        if (component.size() > 1) components.push_back(std::move(component));
+      }
+    }
+  }
+  int absorbed = 0;
+  for (const auto& component : components)
+    for (std::size_t i = 1; i < component.size(); ++i)
+      absorbed += groups.unite(component[0], component[i]) ? 1 : 0;
+  return absorbed;
+}
+
+/// PipeDream emulation: biconnected components of the undirected group graph
+/// (iterative Hopcroft–Tarjan over an edge stack); the sources of each
+/// component's edges are united. Returns how many groups were absorbed.
+int mergeBiconnectedSources(ClassUnion& groups, int numClasses,
+                            const std::vector<ClassEdge>& classEdges) {
+  const auto out = groupSuccessors(groups, numClasses, classEdges);
+  struct UndirectedEdge { int source, dest; };
+  std::vector<UndirectedEdge> edges;
+  std::vector<std::vector<std::pair<int, int>>> adjacency(numClasses);  // (neighbour, edge)
+  for (int v = 0; v < numClasses; ++v)
+    for (int w : out[v]) {
+      const int id = static_cast<int>(edges.size());
+      edges.push_back({v, w});
+      adjacency[v].push_back({w, id});
+      adjacency[w].push_back({v, id});
+    }
+  std::vector<int> discovered(numClasses, -1), low(numClasses, 0), edgeStack;
+  struct Frame { int vertex, parentEdge; std::size_t next; };
+  std::vector<Frame> frames;
+  std::vector<std::vector<int>> sourceSets;
+  int counter = 0;
+  for (int root = 0; root < numClasses; ++root) {
+    if (groups.find(root) != root || discovered[root] != -1) continue;
+    discovered[root] = low[root] = counter++;
+    frames.push_back({root, -1, 0});
+    while (!frames.empty()) {
+      Frame& frame = frames.back();
+      const int v = frame.vertex;
+      if (frame.next < adjacency[v].size()) {
+        const auto [w, edge] = adjacency[v][frame.next++];
+        if (edge == frame.parentEdge) continue;
+        if (discovered[w] == -1) {
+          edgeStack.push_back(edge);
+          discovered[w] = low[w] = counter++;
+          frames.push_back({w, edge, 0});
+        } else if (discovered[w] < discovered[v]) {
+          edgeStack.push_back(edge);
+          low[v] = std::min(low[v], discovered[w]);
+        }
+        continue;
+      }
+      const int treeEdge = frame.parentEdge;
+      frames.pop_back();
+      if (frames.empty()) break;
+      const int parent = frames.back().vertex;
+      low[parent] = std::min(low[parent], low[v]);
+      if (low[v] >= discovered[parent]) {
+        std::vector<int> sources;
+        int edge;
+        do {
+          edge = edgeStack.back();
+          edgeStack.pop_back();
+          sources.push_back(edges[edge].source);
+        } while (edge != treeEdge);
+        sourceSets.push_back(std::move(sources));
+      }
+    }
+  }
+  int absorbed = 0;
+  for (const auto& sources : sourceSets)
+    for (std::size_t i = 1; i < sources.size(); ++i)
+      absorbed += groups.unite(sources[0], sources[i]) ? 1 : 0;
+  return absorbed;
+}
+
+}  // namespace
+
+ContractedGraph contractWorkload(const Workload& workload, const ContractionOptions& options) {
+  const int numNodes = workload.numNodes();
+  const int numClasses = workload.numClasses;
+  ContractedGraph graph;
+
+  // Step 1–2: classes stand for their forward super-node; a class with only
+  // backward nodes (orphan) gets an artificial forward twin, i.e. it is still
+  // a forward vertex here, tied by mirrored backward edges.
+  std::vector<char> hasForward(numClasses, 0), hasBackward(numClasses, 0);
+  for (NodeIndex v = 0; v < numNodes; ++v)
+    (workload.nodes[v].isBackward ? hasBackward : hasForward)[workload.classOf[v]] = 1;
+  for (int c = 0; c < numClasses; ++c)
+    if (!hasForward[c] && hasBackward[c]) ++graph.artificialTwins;
+
+  std::vector<ClassEdge> classEdges;
+  for (const Edge& edge : workload.edges) {
+    const bool sourceBackward = workload.nodes[edge.source].isBackward;
+    const bool destBackward = workload.nodes[edge.dest].isBackward;
+    const int cs = workload.classOf[edge.source], cd = workload.classOf[edge.dest];
+    if (cs == cd) continue;
+    if (!sourceBackward && !destBackward) {
+      classEdges.push_back({cs, cd});
+    } else if (sourceBackward && destBackward && (!hasForward[cs] || !hasForward[cd])) {
+      classEdges.push_back({cd, cs});  // mirror image: twin(b2) -> twin(b1)
+    }
+  }
+
+  ClassUnion groups(numClasses);
+  graph.classesFusedByCycles = fuseCycles(groups, numClasses, classEdges);
+  if (options.mergeBiconnected) {
+    graph.classesMergedBiconnected = mergeBiconnectedSources(groups, numClasses, classEdges);
+    graph.classesFusedByCycles += fuseCycles(groups, numClasses, classEdges);
+  }
+
+  // Step 4: zero-work leaves.
+  if (options.mergeZeroWorkLeaves) {
+    std::vector<double> work(numClasses, 0);
+    std::vector<char> touchesBackward(numClasses, 0);
+    for (NodeIndex v = 0; v < numNodes; ++v)
+      work[groups.find(workload.classOf[v])] +=
+          workload.nodes[v].cpuLatency + workload.nodes[v].fpgaLatency;
+    for (const Edge& edge : workload.edges) {
+      const bool sb = workload.nodes[edge.source].isBackward;
+      const bool db = workload.nodes[edge.dest].isBackward;
+      if (sb != db) touchesBackward[groups.find(workload.classOf[edge.source])] = 1;
+    }
+    std::vector<std::set<int>> neighbours(numClasses);
+    for (auto [a, b] : classEdges) {
+      const int ga = groups.find(a), gb = groups.find(b);
+      if (ga == gb) continue;
+      neighbours[ga].insert(gb);
+      neighbours[gb].insert(ga);
+    }
+    std::vector<int> rootBefore(numClasses);
+    for (int c = 0; c < numClasses; ++c) rootBefore[c] = groups.find(c);
+    std::vector<char> alive(numClasses, 0);
+    for (int c = 0; c < numClasses; ++c) alive[groups.find(c)] = 1;
+    auto isLeaf = [&](int g) {
+      return alive[g] && work[g] == 0 && !touchesBackward[g] && neighbours[g].size() == 1;
+    };
+    std::queue<int> pending;
+    for (int g = 0; g < numClasses; ++g)
+      if (isLeaf(g)) pending.push(g);
+    while (!pending.empty()) {
+      const int leaf = pending.front();
+      pending.pop();
+      if (!isLeaf(leaf)) continue;
+      const int into = *neighbours[leaf].begin();
+      neighbours[into].erase(leaf);
+      neighbours[leaf].clear();
+      alive[leaf] = 0;
+      groups.attach(leaf, into);
+      ++graph.zeroWorkLeavesMerged;
+      if (isLeaf(into)) pending.push(into);
+    }
+    for (NodeIndex v = 0; v < numNodes; ++v) {
+      const int c = workload.classOf[v];
+      if (groups.find(c) != rootBefore[c] || !alive[rootBefore[c]]) {
+        graph.zeroWorkLeafBytes += workload.nodes[v].size;
+        if (!workload.nodes[v].supportedOnFpga) graph.zeroWorkLeafUnsupported = true;
+      }
+    }
+  }
+
+  // Number the groups topologically; ties go to the smallest original node.
+  std::vector<int> firstNode(numClasses, numNodes);
+  for (NodeIndex v = numNodes - 1; v >= 0; --v) firstNode[groups.find(workload.classOf[v])] = v;
+  std::vector<std::vector<int>> out = groupSuccessors(groups, numClasses, classEdges);
+  std::vector<int> inDegree(numClasses, 0);
+  for (int g = 0; g < numClasses; ++g)
+    for (int w : out[g]) ++inDegree[w];
+  using Ready = std::pair<int, int>;  // (first original node, group)
+  std::vector<int> numberOf(numClasses, -1);
+  int numbered = 0;
+  if (options.order == ContractionOptions::Order::SmallestFirst) {
+    std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
+    for (int g = 0; g < numClasses; ++g)
+      if (groups.find(g) == g && inDegree[g] == 0) ready.push({firstNode[g], g});
+    while (!ready.empty()) {
+      const int g = ready.top().second;
+      ready.pop();
+      numberOf[g] = numbered++;
+      for (int w : out[g])
+        if (--inDegree[w] == 0) ready.push({firstNode[w], w});
+    }
+  } else {
+    // Depth-first: a stack; successors readied together go smallest on top.
+    std::vector<Ready> stack, readied;
+    for (int g = numClasses - 1; g >= 0; --g)
+      if (groups.find(g) == g && inDegree[g] == 0) stack.push_back({firstNode[g], g});
+    std::sort(stack.begin(), stack.end(), std::greater<>());
+    while (!stack.empty()) {
+      const int g = stack.back().second;
+      stack.pop_back();
+      numberOf[g] = numbered++;
+      readied.clear();
+      for (int w : out[g])
+        if (--inDegree[w] == 0) readied.push_back({firstNode[w], w});
+      std::sort(readied.begin(), readied.end(), std::greater<>());
+      stack.insert(stack.end(), readied.begin(), readied.end());
+    }
+  }
+  const int n = numbered;
+  graph.numSuperNodes = n;
+
+  graph.superOf.resize(numNodes);
+  graph.memberStart.assign(n + 1, 0);
+  graph.fpgaLatency.assign(n, 0);
+  graph.cpuLatency.assign(n, 0);
+  graph.size.assign(n, 0);
+  graph.supportedOnFpga.assign(n, 1);
+  for (NodeIndex v = 0; v < numNodes; ++v) {
+    const int s = numberOf[groups.find(workload.classOf[v])];
+    graph.superOf[v] = s;
+    ++graph.memberStart[s + 1];
+    const Node& node = workload.nodes[v];
+    graph.fpgaLatency[s] += node.fpgaLatency;
+    graph.cpuLatency[s] += node.cpuLatency;
+    graph.size[s] += node.size;
+    if (!node.supportedOnFpga) graph.supportedOnFpga[s] = 0;
+  }
+  for (int s = 0; s < n; ++s) graph.memberStart[s + 1] += graph.memberStart[s];
+  graph.members.resize(numNodes);
+  {
+    std::vector<std::int32_t> fill(graph.memberStart.begin(), graph.memberStart.end() - 1);
+    for (NodeIndex v = 0; v < numNodes; ++v) graph.members[fill[graph.superOf[v]]++] = v;
+  }
+
+  std::vector<std::pair<int, int>> superEdges;
+  for (int g = 0; g < numClasses; ++g)
+    for (int w : out[g]) superEdges.push_back({numberOf[g], numberOf[w]});
+  if (options.linearize)
+    for (int s = 0; s + 1 < n; ++s) superEdges.push_back({s, s + 1});
+  std::sort(superEdges.begin(), superEdges.end());
+  superEdges.erase(std::unique(superEdges.begin(), superEdges.end()), superEdges.end());
+  graph.succStart.assign(n + 1, 0);
+  graph.predStart.assign(n + 1, 0);
+  for (auto [a, b] : superEdges) {
+    ++graph.succStart[a + 1];
+    ++graph.predStart[b + 1];
+  }
+  for (int s = 0; s < n; ++s) {
+    graph.succStart[s + 1] += graph.succStart[s];
+    graph.predStart[s + 1] += graph.predStart[s];
+  }
+  graph.succ.resize(superEdges.size());
+  graph.pred.resize(superEdges.size());
+  {
+    std::vector<std::int32_t> fillSucc(graph.succStart.begin(), graph.succStart.end() - 1);
+    std::vector<std::int32_t> fillPred(graph.predStart.begin(), graph.predStart.end() - 1);
+    for (auto [a, b] : superEdges) {
+      graph.succ[fillSucc[a]++] = b;
+      graph.pred[fillPred[b]++] = a;
+    }
+  }
+
+  // Communication hypergraph on the original edges.
+  std::map<std::vector<std::int32_t>, int> hyperIndex;
+  std::vector<std::vector<std::int32_t>> hyperSets;
+  std::vector<std::int32_t> touched;
+  for (NodeIndex u = 0; u < numNodes; ++u) {
+    const auto successors = workload.successors(u);
+    if (successors.empty() || workload.outCost[u] <= 0) continue;
+    touched.assign(1, graph.superOf[u]);
+    for (NodeIndex w : successors) touched.push_back(graph.superOf[w]);
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    if (touched.size() < 2) continue;
+    auto [it, fresh] = hyperIndex.emplace(touched, static_cast<int>(hyperSets.size()));
+    if (fresh) {
+      hyperSets.push_back(touched);
+      graph.hyperWeight.push_back(0);
+    }
+    graph.hyperWeight[it->second] += workload.outCost[u];
+  }
+  graph.hyperStart.assign(1, 0);
+  graph.incidenceStart.assign(n + 1, 0);
+  for (const auto& set : hyperSets) {
+    graph.hyperNodes.insert(graph.hyperNodes.end(), set.begin(), set.end());
+    graph.hyperStart.push_back(static_cast<std::int32_t>(graph.hyperNodes.size()));
+    for (int s : set) ++graph.incidenceStart[s + 1];
+  }
+  for (int s = 0; s < n; ++s) graph.incidenceStart[s + 1] += graph.incidenceStart[s];
+  graph.incidence.resize(graph.hyperNodes.size());
+  {
+    std::vector<std::int32_t> fill(graph.incidenceStart.begin(), graph.incidenceStart.end() - 1);
+    for (std::size_t h = 0; h < hyperSets.size(); ++h)
+      for (int s : hyperSets[h]) graph.incidence[fill[s]++] = static_cast<std::int32_t>(h);
+  }
+  return graph;
+}
+
+BlockTotals blockTotals(const Workload& workload, const ContractedGraph& graph,
+                        const std::vector<std::int32_t>& superNodes) {
+  BlockTotals totals;
+  std::vector<char> inBlock(graph.numSuperNodes, 0);
+  for (int s : superNodes) inBlock[s] = 1;
+  for (int s : superNodes)
+    for (int i = graph.memberStart[s]; i < graph.memberStart[s + 1]; ++i) {
+      const Node& node = workload.nodes[graph.members[i]];
+      totals.fpgaLatency += node.fpgaLatency;
+      totals.cpuLatency += node.cpuLatency;
+      totals.size += node.size;
+      if (!node.supportedOnFpga) totals.supportedOnFpga = false;
+    }
+  for (NodeIndex u = 0; u < workload.numNodes(); ++u) {
+    const bool inside = inBlock[graph.superOf[u]];
+    for (NodeIndex w : workload.successors(u))
+      if (static_cast<bool>(inBlock[graph.superOf[w]]) != inside) {
+        totals.communication += workload.outCost[u];
+        break;
+      }
+  }
+  return totals;
+}
+
+namespace {
+std::string listIds(const Workload& workload, const std::vector<NodeIndex>& nodes) {
+  constexpr std::size_t kShown = 8;
+  std::string text;
+  for (std::size_t i = 0; i < nodes.size() && i < kShown; ++i) {
+    if (i) text += ", ";
+    text += std::to_string(workload.nodes[nodes[i]].id);
+  }
+  if (nodes.size() > kShown) text += ", … (" + std::to_string(nodes.size()) + " nodes)";
+  return text;
+}
+
+std::string className(const Workload& workload, int cls) {
+  const auto members = workload.classMembers(cls);
+  const auto& node = workload.nodes[members.front()];
+  if (node.colorClass) return std::to_string(*node.colorClass);
+  return "of node " + std::to_string(node.id);
+}
+}  // namespace
+
+std::string describeClass(const Workload& workload, int cls) {
+  const auto members = workload.classMembers(cls);
+  std::vector<NodeIndex> nodes(members.begin(), members.end());
+  const auto& first = workload.nodes[nodes.front()];
+  if (!first.colorClass) return "node " + std::to_string(first.id);
+  return "class " + className(workload, cls) + " (node ids " + listIds(workload, nodes) + ")";
+}
+
+std::string describeSuperNode(const Workload& workload, const ContractedGraph& graph,
+                              int superNode) {
+  std::vector<NodeIndex> nodes(graph.members.begin() + graph.memberStart[superNode],
+                               graph.members.begin() + graph.memberStart[superNode + 1]);
+  std::vector<int> classes;
+  for (NodeIndex v : nodes) classes.push_back(workload.classOf[v]);
+  std::sort(classes.begin(), classes.end());
+  classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+  if (classes.size() == 1) return describeClass(workload, classes.front());
+  std::string text = "classes ";
+  for (std::size_t i = 0; i < classes.size() && i < 8; ++i) {
+    if (i) text += ", ";
+    text += className(workload, classes[i]);
+  }
+  if (classes.size() > 8) text += ", …";
+  return text + " (node ids " + listIds(workload, nodes) + ")";
+}
+
+}  // namespace dnnplace

@@ -1,13 +1,1003 @@
-// PLACEHOLDER: replaced by the real implementation before its issue is closed.
+// The exact contiguous max-load DP (DESIGN §3–4), dp-linear and pipedream.
+//
+// Pipeline: contract (contraction.hpp) → enumerate the ideals of the
+// contracted forward DAG level by level (ideal_lattice.hpp) → for every
+// ideal I and device state s = (a accelerators, c CPU cores), in order of
+// size: value(I, s) = min over sub-ideals J of max(value(J, s − one device),
+// load(I ∖ J)) → backtrack the chain → map blocks back to original nodes.
+//
+// What keeps it fast (issue 3):
+// * a bound ("cut") from the same DP along one topological order, which is a
+//   chain of this lattice too; only values below it are tracked;
+// * per ideal, only states that the work can fit (prefix) and that leave
+//   enough devices for the rest of the graph (future) are computed; the work
+//   bound uses the largest accelerator/CPU latency ratio, which is tight when
+//   CPU cores are much slower than accelerators;
+// * sub-ideals are walked without a hash or visited set (canonical order) and
+//   the walk stops as soon as compute + unavoidable communication, memory,
+//   or the rest of the graph rule a block and all its supersets out;
+// * a sub-ideal's record is read only when one of its states can matter;
+// * ideals of one level are independent: `threads` share each level.
+
 #include "dnnplace/dp.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dnnplace/contraction.hpp"
+#include "dnnplace/ideal_lattice.hpp"
+
 namespace dnnplace {
-SolveOutcome solveDp(const Workload&, const SolveOptions&) {
-  SolveOutcome o; o.status = SolveStatus::InvalidInput; o.message = "not implemented yet"; return o;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+std::string formatBytes(double bytes) {
+  char text[64];
+  if (bytes >= 1e9)
+    std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+  else if (bytes >= 1e6)
+    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+  else
+    std::snprintf(text, sizeof text, "%.0f bytes", bytes);
+  return text;
 }
-SolveOutcome solveDpLinear(const Workload&, const SolveOptions&) {
-  SolveOutcome o; o.status = SolveStatus::InvalidInput; o.message = "not implemented yet"; return o;
+
+std::string formatNumber(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
 }
-SolveOutcome solvePipedream(const Workload&, const SolveOptions&) {
-  SolveOutcome o; o.status = SolveStatus::InvalidInput; o.message = "not implemented yet"; return o;
+
+/// The DP's device states: (a, c) = at most a accelerators and c CPU cores,
+/// stored as s = a * (cpus + 1) + c.
+struct DeviceStates {
+  int accelerators = 0, cpus = 0;
+  int count() const { return (accelerators + 1) * (cpus + 1); }
+  int acceleratorStep() const { return cpus + 1; }
+  int acceleratorsOf(int s) const { return s / (cpus + 1); }
+  int cpusOf(int s) const { return s % (cpus + 1); }
+};
+
+struct DpStats {
+  std::uint64_t blocksVisited = 0;
+  bool memoryRejectedABlock = false;  ///< memory, not compute, excluded some accelerator block
+};
+
+struct DpLimits {
+  Clock::time_point deadline = Clock::time_point::max();
+  const std::atomic<bool>* interrupt = nullptr;
+  std::function<void(const std::string&)> progress;
+};
+
+enum class DpRun { Complete, TimeLimit, Interrupted };
+
+/// Walks the sub-ideals J of one ideal I depth-first along lattice links,
+/// keeping the totals of the block D = I ∖ J up to date one super-node at a
+/// time. Blocks whose compute or memory alone rules them out are not
+/// expanded: compute, memory and unsupported nodes only grow with D.
+class BlockWalker {
+ public:
+  BlockWalker(const ContractedGraph& graph, const IdealLattice& lattice, double memoryPerAccelerator,
+              bool acceleratorsExist, bool cpusExist)
+      : graph_(graph),
+        lattice_(lattice),
+        memory_(memoryPerAccelerator),
+        acceleratorsExist_(acceleratorsExist),
+        cpusExist_(cpusExist),
+        inside_(graph.hyperWeight.size(), 0),
+        fits_(graph.numSuperNodes),
+        memberStamp_(graph.numSuperNodes, 0),
+        exitStamp_(graph.hyperWeight.size(), 0),
+        exits_(graph.hyperWeight.size(), 0) {
+    for (int v = 0; v < graph.numSuperNodes; ++v)
+      fits_[v] = graph.supportedOnFpga[v] && graph.size[v] <= memoryPerAccelerator;
+  }
+
+  double fpga = 0, cpu = 0, size = 0, communication = 0;
+  /// The part of `communication` no larger block inside I can avoid: hyperedges
+  /// with an element in D and one outside I stay cut. With fpga it bounds the
+  /// accelerator load of every block the walk reaches from here.
+  double committed = 0;
+  int unsupported = 0;
+  /// D's share of the Work sums (see LatticeDp::Work): accelerator latency of
+  /// super-nodes that fit an accelerator, CPU latency of those that do not.
+  double fitAccelerator = 0, forcedCpu = 0;
+  int notOnAccelerator = 0;
+
+  bool acceleratorFits() const { return acceleratorsExist_ && unsupported == 0 && size <= memory_; }
+  double acceleratorLoad() const { return fpga + communication; }
+
+  /// Calls visit(J, path) for every sub-ideal J ≠ I still alive under the
+  /// thresholds (read through the callback, so they may shrink during the
+  /// walk); visit returns false to stop the walk. The path lists the
+  /// super-nodes of D = I ∖ J.
+  ///
+  /// Each D is generated exactly once, without marks: D's canonical parent
+  /// is D minus its smallest element (always removable, since its
+  /// predecessors have smaller numbers), so from D we only add maximal
+  /// elements of J below min(D). Links are sorted by element, so those are a
+  /// prefix of J's links.
+  template <typename Thresholds, typename Usable, typename Visit>
+  void walk(std::int32_t ideal, const Thresholds& thresholds, const Usable& usable, Visit&& visit,
+            DpStats* stats) {
+    fpga = cpu = size = communication = committed = fitAccelerator = forcedCpu = 0;
+    unsupported = notOnAccelerator = 0;
+    frames_.clear();
+    path_.clear();
+    if (++walkStamp_ == 0) {  // wrapped: reset the stamps
+      std::fill(memberStamp_.begin(), memberStamp_.end(), 0);
+      std::fill(exitStamp_.begin(), exitStamp_.end(), 0);
+      walkStamp_ = 1;
+    }
+    // Mark I's elements by climbing the canonical parents (last link).
+    for (std::int32_t x = ideal; x != lattice_.emptyIdeal();) {
+      const IdealLattice::Link parent = lattice_.links(x).back();
+      memberStamp_[parent.element] = walkStamp_;
+      x = parent.target;
+    }
+    frames_.push_back({lattice_.links(ideal), 0, graph_.numSuperNodes});
+    while (!frames_.empty()) {
+      Frame& frame = frames_.back();
+      if (frame.next < frame.links.size() && frame.links[frame.next].element < frame.bound) {
+        const IdealLattice::Link link = frame.links[frame.next++];
+        const int v = link.element;
+        double acceleratorLimit, cpuLimit;
+        thresholds(&acceleratorLimit, &cpuLimit);
+        // Compute, memory and support only grow with D: test before adding.
+        const bool fits = acceleratorsExist_ && unsupported == 0 && graph_.supportedOnFpga[v];
+        const bool acceleratorAlive =
+            fits && size + graph_.size[v] <= memory_ && fpga + graph_.fpgaLatency[v] < acceleratorLimit;
+        const bool cpuAlive = cpusExist_ && cpu + graph_.cpuLatency[v] < cpuLimit;
+        if (!acceleratorAlive && !cpuAlive) {
+          if (stats && fits && size + graph_.size[v] > memory_ &&
+              fpga + graph_.fpgaLatency[v] < acceleratorLimit)
+            stats->memoryRejectedABlock = true;
+          continue;
+        }
+        add(v);
+        if ((!(acceleratorAlive && fpga + committed < acceleratorLimit) && !cpuAlive) ||
+            !usable(link.target)) {
+          remove(v);
+          continue;
+        }
+        path_.push_back(v);
+        if (stats) ++stats->blocksVisited;
+        if (!visit(link.target, path_)) {
+          // Leave the hyperedge counters clean for the next walk.
+          for (std::int32_t u : path_) remove(u);
+          path_.clear();
+          frames_.clear();
+          return;
+        }
+        frames_.push_back({lattice_.targetLinks(link), 0, v});
+        // The children's links are the next cache misses: start loading them
+        // now, they are read after the first child's subtree.
+        for (const IdealLattice::Link& child : frames_.back().links) {
+          if (child.element >= v) break;
+          __builtin_prefetch(lattice_.targetLinks(child).data());
+        }
+      } else {
+        frames_.pop_back();
+        if (!frames_.empty()) {
+          remove(path_.back());
+          path_.pop_back();
+        }
+      }
+    }
+  }
+
+ private:
+  struct Frame {
+    std::span<const IdealLattice::Link> links;
+    std::size_t next;
+    std::int32_t bound;  ///< min(D): only smaller elements may be added
+  };
+
+  /// Whether hyperedge h has an element outside the walk's ideal (cached per walk).
+  bool exits(int h) {
+    if (exitStamp_[h] != walkStamp_) {
+      exitStamp_[h] = walkStamp_;
+      exits_[h] = 0;
+      for (int i = graph_.hyperStart[h]; i < graph_.hyperStart[h + 1]; ++i)
+        if (memberStamp_[graph_.hyperNodes[i]] != walkStamp_) {
+          exits_[h] = 1;
+          break;
+        }
+    }
+    return exits_[h];
+  }
+
+  void add(int v) {
+    if (fits_[v]) {
+      fitAccelerator += graph_.fpgaLatency[v];
+    } else {
+      forcedCpu += graph_.cpuLatency[v];
+      ++notOnAccelerator;
+    }
+    fpga += graph_.fpgaLatency[v];
+    cpu += graph_.cpuLatency[v];
+    size += graph_.size[v];
+    unsupported += graph_.supportedOnFpga[v] ? 0 : 1;
+    for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+      const int h = graph_.incidence[i];
+      const int inside = ++inside_[h];
+      const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
+      if (inside == 1) {
+        communication += graph_.hyperWeight[h];
+        if (exits(h)) committed += graph_.hyperWeight[h];
+      }
+      if (inside == total) communication -= graph_.hyperWeight[h];
+    }
+  }
+  void remove(int v) {
+    if (fits_[v]) {
+      fitAccelerator -= graph_.fpgaLatency[v];
+    } else {
+      forcedCpu -= graph_.cpuLatency[v];
+      --notOnAccelerator;
+    }
+    fpga -= graph_.fpgaLatency[v];
+    cpu -= graph_.cpuLatency[v];
+    size -= graph_.size[v];
+    unsupported -= graph_.supportedOnFpga[v] ? 0 : 1;
+    for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+      const int h = graph_.incidence[i];
+      const int inside = inside_[h]--;
+      const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
+      if (inside == total) communication += graph_.hyperWeight[h];
+      if (inside == 1) {
+        communication -= graph_.hyperWeight[h];
+        if (exits_[h]) committed -= graph_.hyperWeight[h];
+      }
+    }
+  }
+
+  const ContractedGraph& graph_;
+  const IdealLattice& lattice_;
+  double memory_;
+  bool acceleratorsExist_, cpusExist_;
+  std::vector<std::int32_t> inside_;
+  std::vector<char> fits_;
+  std::uint32_t walkStamp_ = 0;
+  std::vector<std::uint32_t> memberStamp_;  ///< == walkStamp_: in the walk's ideal
+  std::vector<std::uint32_t> exitStamp_;    ///< == walkStamp_: exits_ is valid
+  std::vector<char> exits_;
+  std::vector<Frame> frames_;
+  std::vector<std::int32_t> path_;
+};
+
+/// The DP over the lattice. value(I, s) = the smallest max-load that places
+/// the ideal I on at most the devices of state s as a chain of blocks;
+/// values ≥ `cut` are not tracked (stored as `cut`).
+class LatticeDp {
+ public:
+  LatticeDp(const ContractedGraph& graph, const IdealLattice& lattice, DeviceStates states,
+            double memoryPerAccelerator, double cut)
+      : graph_(graph),
+        lattice_(lattice),
+        states_(states),
+        memory_(memoryPerAccelerator),
+        cut_(cut),
+        stride_(kWorkFields + states.count()),
+        table_(static_cast<std::size_t>(lattice.numIdeals()) * stride_, cut) {}
+
+  static std::uint64_t bytesPerIdeal(DeviceStates states) {
+    return (states.count() + kWorkFields) * sizeof(double);
+  }
+
+  DpRun run(const DpLimits& limits, int threads, DpStats* stats) {
+    std::fill(table_.begin(), table_.begin() + stride_, 0.0);  // the empty ideal: no work, value 0
+    const std::int32_t numIdeals = lattice_.numIdeals();
+    threads = std::max(1, threads);
+    std::vector<BlockWalker> walkers;
+    for (int t = 0; t < threads; ++t)
+      walkers.emplace_back(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0);
+    std::vector<DpStats> threadStats(threads);
+    std::vector<Scratch> scratch(threads);
+    computeWork();
+    auto lastReport = Clock::now();
+    // Ideals of one level only depend on smaller levels: a level is shared
+    // among threads; small levels run on the calling thread.
+    for (int level = 1; level < lattice_.numLevels(); ++level) {
+      const std::int32_t begin = lattice_.levelBegin(level), end = lattice_.levelBegin(level + 1);
+      const std::int32_t chunk = 4;  // ideals differ a lot in cost: hand them out finely
+      if (threads == 1 || end - begin < 2 * chunk) {
+        for (std::int32_t ideal = begin; ideal < end; ++ideal) {
+          relax(ideal, walkers[0], scratch[0], &threadStats[0]);
+          if ((ideal & 255) == 0) {
+            if (limits.interrupt && limits.interrupt->load()) return DpRun::Interrupted;
+            const auto now = Clock::now();
+            if (now > limits.deadline) return DpRun::TimeLimit;
+            if (limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
+              lastReport = now;
+              limits.progress("dp: " + std::to_string(ideal) + " of " + std::to_string(numIdeals) +
+                              " ideals done");
+            }
+          }
+        }
+      } else {
+        std::atomic<std::int32_t> nextChunk{begin};
+        std::atomic<bool> stop{false};
+        auto work = [&](int t) {
+          for (;;) {
+            const std::int32_t first = nextChunk.fetch_add(chunk);
+            if (first >= end || stop.load(std::memory_order_relaxed)) return;
+            for (std::int32_t ideal = first; ideal < std::min(end, first + chunk); ++ideal)
+              relax(ideal, walkers[t], scratch[t], &threadStats[t]);
+            if (t == 0 && ((limits.interrupt && limits.interrupt->load()) || Clock::now() > limits.deadline))
+              stop = true;
+          }
+        };
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+        work(0);
+        for (auto& thread : pool) thread.join();
+        if (limits.interrupt && limits.interrupt->load()) return DpRun::Interrupted;
+        const auto now = Clock::now();
+        if (now > limits.deadline) return DpRun::TimeLimit;
+        if (limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
+          lastReport = now;
+          limits.progress("dp: " + std::to_string(end) + " of " + std::to_string(numIdeals) +
+                          " ideals done");
+        }
+      }
+    }
+    for (const auto& s : threadStats) {
+      stats->blocksVisited += s.blocksVisited;
+      stats->memoryRejectedABlock = stats->memoryRejectedABlock || s.memoryRejectedABlock;
+    }
+    return DpRun::Complete;
+  }
+
+  double value(std::int32_t ideal, int state) const {
+    return table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields + state];
+  }
+  double cut() const { return cut_; }
+
+  struct Block {
+    bool accelerator = true;
+    std::vector<std::int32_t> superNodes;
+  };
+
+  /// Recovers a chain of blocks whose max-load is at most `target` (up to
+  /// rounding of the incremental sums), from the full ideal and state s.
+  bool backtrack(std::int32_t ideal, int state, double target, std::vector<Block>* blocks) const {
+    BlockWalker walker(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0);
+    const double tolerance = target * (1 + 1e-9) + 1e-12;
+    const int step = states_.acceleratorStep();
+    while (ideal != lattice_.emptyIdeal()) {
+      const int a = states_.acceleratorsOf(state), c = states_.cpusOf(state);
+      const double here = value(ideal, state);
+      if (a > 0 && value(ideal, state - step) <= here) {
+        state -= step;
+        continue;
+      }
+      if (c > 0 && value(ideal, state - 1) <= here) {
+        state -= 1;
+        continue;
+      }
+      bool found = false;
+      Block block;
+      std::int32_t next = -1;
+      auto thresholds = [&](double* accelerator, double* cpu) {
+        *accelerator = a > 0 ? tolerance : -1;
+        *cpu = c > 0 ? tolerance : -1;
+      };
+      walker.walk(
+          ideal, thresholds, [](std::int32_t) { return true; },
+          [&](std::int32_t sub, const std::vector<std::int32_t>& path) {
+            if (a > 0 && walker.acceleratorFits() &&
+                std::max(value(sub, state - step), walker.acceleratorLoad()) <= tolerance) {
+              block.accelerator = true;
+            } else if (c > 0 && std::max(value(sub, state - 1), walker.cpu) <= tolerance) {
+              block.accelerator = false;
+            } else {
+              return true;
+            }
+            block.superNodes = path;
+            next = sub;
+            found = true;
+            return false;
+          },
+          nullptr);
+      if (!found) return false;
+      state -= block.accelerator ? step : 1;
+      ideal = next;
+      blocks->push_back(std::move(block));
+    }
+    return true;
+  }
+
+ private:
+  /// Per ideal, sums that bound any chain from below: accelerator work of
+  /// the super-nodes that fit an accelerator, CPU work of those that do not
+  /// (and how many), and all CPU work.
+  struct Work {
+    double acceleratorFit = 0, forcedCpu = 0, cpu = 0;
+    std::int32_t notOnAccelerator = 0;
+  };
+
+  Work workOf(std::int32_t ideal) const {
+    const double* record = &table_[static_cast<std::size_t>(ideal) * stride_];
+    return {record[0], record[1], record[2], static_cast<std::int32_t>(record[3])};
+  }
+
+  void computeWork() {
+    ratio_ = 0;  // the largest accelerator/CPU latency ratio of a super-node
+    for (int v = 0; v < graph_.numSuperNodes; ++v) {
+      if (graph_.fpgaLatency[v] <= 0) continue;
+      ratio_ = graph_.cpuLatency[v] > 0 ? std::max(ratio_, graph_.fpgaLatency[v] / graph_.cpuLatency[v])
+                                        : kInfinity;
+    }
+    for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
+      // The last link removes the largest element: the canonical parent.
+      const IdealLattice::Link parent = lattice_.links(ideal).back();
+      const int v = parent.element;
+      Work w = workOf(parent.target);
+      const bool fits = graph_.supportedOnFpga[v] && graph_.size[v] <= memory_;
+      (fits ? w.acceleratorFit : w.forcedCpu) += fits ? graph_.fpgaLatency[v] : graph_.cpuLatency[v];
+      w.cpu += graph_.cpuLatency[v];
+      w.notOnAccelerator += fits ? 0 : 1;
+      double* record = &table_[static_cast<std::size_t>(ideal) * stride_];
+      record[0] = w.acceleratorFit;
+      record[1] = w.forcedCpu;
+      record[2] = w.cpu;
+      record[3] = w.notOnAccelerator;
+    }
+  }
+
+  /// A lower bound on the max-load L of `a` accelerators and `c` CPU cores
+  /// covering work `w` (infinite if they cannot). Mixed case: moving CPU
+  /// work X off the accelerators saves at most ratio·X accelerator work, so
+  /// a·L ≥ acceleratorFit − ratio·(c·L − forcedCpu).
+  double workBound(const Work& w, int a, int c) const {
+    if (a + c == 0)
+      return w.acceleratorFit == 0 && w.cpu == 0 && w.notOnAccelerator == 0 ? 0 : kInfinity;
+    if (c == 0) return w.notOnAccelerator > 0 ? kInfinity : w.acceleratorFit / a;
+    if (a == 0) return w.cpu / c;
+    const double forced = w.forcedCpu / c;
+    if (!std::isfinite(ratio_)) return forced;
+    return std::max(forced, (w.acceleratorFit + ratio_ * w.forcedCpu) / (a + ratio_ * c));
+  }
+
+  static constexpr double kMargin = 1 - 1e-9;  // bounds are sums in another order: allow rounding
+
+  /// Whether the rest of the graph (outside the ideal) fits the devices that
+  /// state s leaves. Monotone: false for an ideal stays false for its sub-ideals.
+  bool futureAlive(std::int32_t ideal, int s) const {
+    if (ideal == lattice_.fullIdeal()) return true;
+    return futureAlive(workOf(ideal), s);
+  }
+  bool futureAlive(const Work& here, int s) const {
+    const Work all = workOf(lattice_.fullIdeal());
+    Work rest;
+    rest.acceleratorFit = std::max(0.0, all.acceleratorFit - here.acceleratorFit);
+    rest.forcedCpu = std::max(0.0, all.forcedCpu - here.forcedCpu);
+    rest.cpu = std::max(0.0, all.cpu - here.cpu);
+    rest.notOnAccelerator = all.notOnAccelerator - here.notOnAccelerator;
+    return workBound(rest, states_.accelerators - states_.acceleratorsOf(s),
+                     states_.cpus - states_.cpusOf(s)) * kMargin < cut_;
+  }
+
+  /// Whether state s at this ideal can lie on a chain below the cut.
+  bool prefixAlive(const Work& here, int s) const {
+    return workBound(here, states_.acceleratorsOf(s), states_.cpusOf(s)) * kMargin < cut_;
+  }
+  bool stateAlive(std::int32_t ideal, int s) const {
+    return workBound(workOf(ideal), states_.acceleratorsOf(s), states_.cpusOf(s)) * kMargin < cut_ &&
+           futureAlive(ideal, s);
+  }
+
+  struct Scratch {
+    std::vector<int> acceleratorStates, cpuStates;  ///< live states using ≥ 1 of that device
+  };
+
+  void relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
+    const int numStates = states_.count();
+    const int step = states_.acceleratorStep();
+    double* best = &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+    scratch.acceleratorStates.clear();
+    scratch.cpuStates.clear();
+    for (int s = 1; s < numStates; ++s) {
+      if (!stateAlive(ideal, s)) continue;
+      if (states_.acceleratorsOf(s) > 0) scratch.acceleratorStates.push_back(s);
+      if (states_.cpusOf(s) > 0) scratch.cpuStates.push_back(s);
+    }
+    // best[s] only ever holds an upper bound on the final value; keeping it
+    // closed under "leave a device empty" lets every state prune with it.
+    auto close = [&] {
+      for (int s = 1; s < numStates; ++s) {
+        if (states_.acceleratorsOf(s) > 0) best[s] = std::min(best[s], best[s - step]);
+        if (states_.cpusOf(s) > 0) best[s] = std::min(best[s], best[s - 1]);
+      }
+    };
+    double acceleratorLimit = 0, cpuLimit = 0;
+    auto updateLimits = [&] {
+      acceleratorLimit = cpuLimit = -1;
+      for (int s : scratch.acceleratorStates) acceleratorLimit = std::max(acceleratorLimit, best[s]);
+      for (int s : scratch.cpuStates) cpuLimit = std::max(cpuLimit, best[s]);
+    };
+    close();
+    updateLimits();
+    if (acceleratorLimit < 0 && cpuLimit < 0) return;
+    auto thresholds = [&](double* accelerator, double* cpu) {
+      *accelerator = acceleratorLimit;
+      *cpu = cpuLimit;
+    };
+    // A sub-ideal whose remainder no longer fits the devices a live state
+    // leaves is useless, and so are all its sub-ideals.
+    // The sub-ideal's Work is the ideal's minus the block's: no need to read
+    // its record (a cache miss) unless it can matter.
+    const Work whole = workOf(ideal);
+    auto subWork = [&] {
+      Work w;
+      w.acceleratorFit = whole.acceleratorFit - walker.fitAccelerator;
+      w.forcedCpu = whole.forcedCpu - walker.forcedCpu;
+      w.cpu = whole.cpu - walker.cpu;
+      w.notOnAccelerator = whole.notOnAccelerator - walker.notOnAccelerator;
+      return w;
+    };
+    // Per state: the block must still be able to beat that state's best
+    // (accelerator: compute + unavoidable communication) while the rest of
+    // the graph fits the devices it leaves. Both only worsen as D grows.
+    auto usable = [&](std::int32_t) {
+      const Work sub = subWork();
+      const bool fits = walker.acceleratorFits();
+      const double acceleratorFloor = walker.fpga + walker.committed;
+      for (int s : scratch.acceleratorStates)
+        if (fits && acceleratorFloor < best[s] && futureAlive(sub, s - step)) return true;
+      for (int s : scratch.cpuStates)
+        if (walker.cpu < best[s] && futureAlive(sub, s - 1)) return true;
+      return false;
+    };
+    walker.walk(
+        ideal, thresholds, usable,
+        [&](std::int32_t sub, const std::vector<std::int32_t>&) {
+          // States the sub-ideal's own work rules out hold the cut: skip them.
+          const Work subW = subWork();
+          // (The empty sub-ideal is tested by id: its Work here is a difference
+          // of sums, zero only up to rounding.)
+          bool anyAlive = sub == lattice_.emptyIdeal();
+          for (int s : scratch.acceleratorStates) anyAlive = anyAlive || prefixAlive(subW, s - step);
+          for (int s : scratch.cpuStates) anyAlive = anyAlive || prefixAlive(subW, s - 1);
+          if (!anyAlive) return true;
+          const double* previous = &table_[static_cast<std::size_t>(sub) * stride_ + kWorkFields];
+          bool improved = false;
+          if (walker.acceleratorFits()) {
+            const double load = walker.acceleratorLoad();
+            if (load < acceleratorLimit)
+              for (int s : scratch.acceleratorStates) {
+                const double candidate = std::max(previous[s - step], load);
+                if (candidate < best[s]) {
+                  best[s] = candidate;
+                  improved = true;
+                }
+              }
+          }
+          if (walker.cpu < cpuLimit) {
+            const double load = walker.cpu;
+            for (int s : scratch.cpuStates) {
+              const double candidate = std::max(previous[s - 1], load);
+              if (candidate < best[s]) {
+                best[s] = candidate;
+                improved = true;
+              }
+            }
+          }
+          if (improved) {
+            close();
+            updateLimits();
+          }
+          return true;
+        },
+        stats);
+  }
+
+  double ratio_ = 0;
+  const ContractedGraph& graph_;
+  const IdealLattice& lattice_;
+  DeviceStates states_;
+  double memory_;
+  double cut_;
+  /// Per ideal, one record: its Work (kWorkFields numbers), then its value
+  /// per state. Why together: the walk reads both for each sub-ideal it
+  /// meets, in no cache-friendly order, so one record costs one miss.
+  static constexpr int kWorkFields = 4;
+  std::size_t stride_;
+  std::vector<double> table_;
+};
+
+/// What one DP solve on one contracted graph produced.
+struct ChainResult {
+  enum class Kind { Found, NoChain, IdealLimit, MemoryLimit, TimeLimit, Interrupted, InternalError };
+  Kind kind = Kind::NoChain;
+  std::vector<LatticeDp::Block> blocks;
+  double objective = kInfinity;  ///< recomputed from scratch on the original graph
+  std::uint64_t ideals = 0;
+  std::uint64_t bytes = 0;
+  DpStats stats;
+};
+
+double chainObjective(const Workload& workload, const ContractedGraph& graph,
+                      const std::vector<LatticeDp::Block>& blocks) {
+  double worst = 0;
+  for (const auto& block : blocks) {
+    const BlockTotals totals = blockTotals(workload, graph, block.superNodes);
+    worst = std::max(worst, block.accelerator ? totals.acceleratorLoad() : totals.cpuLatency);
+  }
+  return worst;
 }
+
+ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
+                       const SolveOptions& options, Clock::time_point deadline, double upperBound) {
+  ChainResult result;
+  const Machine& machine = workload.machine;
+  DeviceStates states;
+  // More devices than super-nodes can never help.
+  states.accelerators = std::min(machine.maxFpgas, graph.numSuperNodes);
+  states.cpus = std::min(machine.maxCpus, graph.numSuperNodes);
+
+  IdealLattice lattice;
+  IdealLattice::Limits limits;
+  limits.maxIdeals = options.maxIdeals;
+  limits.memoryLimitBytes = options.memoryLimitBytes;
+  limits.extraBytesPerIdeal = LatticeDp::bytesPerIdeal(states);
+  limits.deadline = deadline;
+  limits.interrupt = options.interrupt;
+  if (options.progress)
+    limits.progress = [&](std::uint64_t ideals) {
+      options.progress("dp: enumerating ideals: " + std::to_string(ideals) + " so far");
+    };
+  const auto status = lattice.build(graph, limits);
+  result.ideals = static_cast<std::uint64_t>(std::max(0, lattice.numIdeals()));
+  result.bytes = lattice.bytes() + result.ideals * LatticeDp::bytesPerIdeal(states);
+  switch (status) {
+    case IdealLattice::Status::Complete: break;
+    case IdealLattice::Status::IdealLimit: result.kind = ChainResult::Kind::IdealLimit; return result;
+    case IdealLattice::Status::MemoryLimit: result.kind = ChainResult::Kind::MemoryLimit; return result;
+    case IdealLattice::Status::TimeLimit: result.kind = ChainResult::Kind::TimeLimit; return result;
+    case IdealLattice::Status::Interrupted: result.kind = ChainResult::Kind::Interrupted; return result;
+  }
+  if (options.memoryLimitBytes && result.bytes > options.memoryLimitBytes) {
+    result.kind = ChainResult::Kind::MemoryLimit;
+    return result;
+  }
+
+  // Blocks and partial chains at or above the cut cannot beat the known plan;
+  // the slack keeps that plan itself reachable despite rounding.
+  const double cut = std::isfinite(upperBound) ? upperBound * (1 + 1e-9) + 1e-12 : kInfinity;
+  LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut);
+  DpLimits dpLimits;
+  dpLimits.deadline = deadline;
+  dpLimits.interrupt = options.interrupt;
+  if (options.progress) {
+    dpLimits.progress = [&](const std::string& line) {
+      options.progress(line + (std::isfinite(upperBound) ? ", best so far " + formatNumber(upperBound) : ""));
+    };
+  }
+  const DpRun run = dp.run(dpLimits, options.threads, &result.stats);
+  if (run == DpRun::TimeLimit) {
+    result.kind = ChainResult::Kind::TimeLimit;
+    return result;
+  }
+  if (run == DpRun::Interrupted) {
+    result.kind = ChainResult::Kind::Interrupted;
+    return result;
+  }
+  const int finalState = states.count() - 1;
+  const double optimum = dp.value(lattice.fullIdeal(), finalState);
+  if (!(optimum < cut)) {
+    result.kind = ChainResult::Kind::NoChain;
+    return result;
+  }
+  if (!dp.backtrack(lattice.fullIdeal(), finalState, optimum, &result.blocks)) {
+    result.kind = ChainResult::Kind::InternalError;
+    return result;
+  }
+  result.kind = ChainResult::Kind::Found;
+  result.objective = chainObjective(workload, graph, result.blocks);
+  return result;
+}
+
+Placement placementOf(const Workload& workload, const ContractedGraph& graph,
+                      const std::vector<LatticeDp::Block>& blocks) {
+  Placement placement;
+  placement.numAccelerators = workload.machine.maxFpgas;
+  placement.numCpus = workload.machine.maxCpus;
+  std::vector<int> deviceOfSuper(graph.numSuperNodes, Placement::kUnplaced);
+  int accelerators = 0, cpus = 0;
+  // Backtracking yields the blocks from the last to the first: number devices
+  // in pipeline order.
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    const int device = it->accelerator ? accelerators++
+                                       : Placement::cpuDevice(placement.numAccelerators, cpus++);
+    for (int s : it->superNodes) deviceOfSuper[s] = device;
+  }
+  placement.deviceOf.resize(workload.numNodes());
+  for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+    placement.deviceOf[v] = deviceOfSuper[graph.superOf[v]];
+  return placement;
+}
+
+/// A reason no placement (or no contiguous one) can exist, found before the
+/// DP: a class, or a group of classes contraction keeps together, that fits
+/// on no device. Empty when nothing obvious is wrong.
+std::string obviousInfeasibility(const Workload& workload, const ContractedGraph& graph) {
+  const Machine& machine = workload.machine;
+  if (machine.maxFpgas == 0 && machine.maxCpus == 0)
+    return "no devices: maxFPGAs and maxCPUs are both 0";
+  if (machine.maxCpus > 0) return "";
+  auto whyNotAccelerator = [&](double size, bool supported, const std::vector<NodeIndex>& nodes) {
+    if (machine.maxFpgas == 0) return std::string("maxFPGAs is 0");
+    if (!supported) {
+      std::string ids;
+      for (NodeIndex v : nodes)
+        if (!workload.nodes[v].supportedOnFpga) {
+          if (!ids.empty()) ids += ", ";
+          ids += std::to_string(workload.nodes[v].id);
+        }
+      return "has nodes not supported on accelerators (" + ids + ")";
+    }
+    if (size > machine.maxSizePerFpga)
+      return "needs " + formatBytes(size) + ", accelerators hold " + formatBytes(machine.maxSizePerFpga);
+    return std::string();
+  };
+  for (int cls = 0; cls < workload.numClasses; ++cls) {
+    const auto members = workload.classMembers(cls);
+    std::vector<NodeIndex> nodes(members.begin(), members.end());
+    double size = 0;
+    bool supported = true;
+    for (NodeIndex v : nodes) {
+      size += workload.nodes[v].size;
+      supported = supported && workload.nodes[v].supportedOnFpga;
+    }
+    const std::string why = whyNotAccelerator(size, supported, nodes);
+    if (!why.empty()) return describeClass(workload, cls) + " " + why + ", and maxCPUs is 0";
+  }
+  for (int s = 0; s < graph.numSuperNodes; ++s) {
+    std::vector<NodeIndex> nodes(graph.members.begin() + graph.memberStart[s],
+                                 graph.members.begin() + graph.memberStart[s + 1]);
+    const std::string why = whyNotAccelerator(graph.size[s], graph.supportedOnFpga[s], nodes);
+    if (!why.empty())
+      return "no contiguous placement: " + describeSuperNode(workload, graph, s) +
+             " must share a device (contraction fused them) and " + why + ", and maxCPUs is 0";
+  }
+  return "";
+}
+
+std::string noChainReason(const Workload& workload) {
+  const Machine& m = workload.machine;
+  double total = 0;
+  for (const Node& node : workload.nodes) total += node.size;
+  return "no contiguous placement: " + std::to_string(m.maxFpgas) + " accelerator(s) of " +
+         formatBytes(m.maxSizePerFpga) + " and " + std::to_string(m.maxCpus) +
+         " CPU core(s) cannot cover the graph (" + formatBytes(total) + " in total)";
+}
+
+std::string limitMessage(const ChainResult& chain, const SolveOptions& options) {
+  const std::string reached = std::to_string(chain.ideals) + " ideals enumerated, about " +
+                              formatBytes(static_cast<double>(chain.bytes)) + " in use";
+  switch (chain.kind) {
+    case ChainResult::Kind::IdealLimit:
+      return "stopped at the ideal limit (--max-ideals " + std::to_string(options.maxIdeals) + "): " + reached;
+    case ChainResult::Kind::MemoryLimit:
+      return "stopped at the memory limit (--memory-limit " + std::to_string(options.memoryLimitBytes) +
+             " bytes): " + reached;
+    case ChainResult::Kind::TimeLimit: return "stopped at the time limit: " + reached;
+    case ChainResult::Kind::Interrupted: return "interrupted: " + reached;
+    default: return reached;
+  }
+}
+
+bool isLimit(ChainResult::Kind kind) {
+  return kind == ChainResult::Kind::IdealLimit || kind == ChainResult::Kind::MemoryLimit ||
+         kind == ChainResult::Kind::TimeLimit || kind == ChainResult::Kind::Interrupted;
+}
+
+Clock::time_point deadlineOf(const SolveOptions& options) {
+  if (!(options.timeLimitSeconds > 0) || !std::isfinite(options.timeLimitSeconds) ||
+      options.timeLimitSeconds > 1e7)
+    return Clock::time_point::max();
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(options.timeLimitSeconds));
+}
+
+SolveOutcome emptyWorkloadOutcome(const Workload& workload) {
+  SolveOutcome outcome;
+  outcome.status = SolveStatus::Optimal;
+  Placement placement;
+  placement.numAccelerators = workload.machine.maxFpgas;
+  placement.numCpus = workload.machine.maxCpus;
+  outcome.placement = placement;
+  outcome.message = "empty workload";
+  return outcome;
+}
+
+const char* kOrderNote =
+    "topological order of the contracted graph: Kahn's algorithm, ready super-node with the "
+    "smallest original node index first";
+
+/// dp-linear and pipedream: one topological order, then the DP.
+SolveOutcome solveLinearized(const Workload& workload, const SolveOptions& options, bool pipedream) {
+  SolveOutcome outcome;
+  if (options.diffMaxima) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = std::string(pipedream ? "pipedream" : "dp-linear") +
+                      " does not support --diffmaxima; use milp";
+    return outcome;
+  }
+  if (options.objective != Objective::Throughput) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = std::string(pipedream ? "pipedream" : "dp-linear") +
+                      " optimizes throughput only";
+    return outcome;
+  }
+  if (workload.numNodes() == 0) return emptyWorkloadOutcome(workload);
+  ContractionOptions contraction;
+  contraction.linearize = true;
+  contraction.mergeBiconnected = pipedream;
+  const ContractedGraph graph = contractWorkload(workload, contraction);
+  if (const std::string why = obviousInfeasibility(workload, graph); !why.empty()) {
+    outcome.status = SolveStatus::Infeasible;
+    outcome.message = why;
+    return outcome;
+  }
+  const ChainResult chain = solveChain(workload, graph, options, deadlineOf(options), kInfinity);
+  if (isLimit(chain.kind)) {
+    outcome.status = SolveStatus::NoSolution;
+    outcome.message = limitMessage(chain, options);
+    return outcome;
+  }
+  if (chain.kind == ChainResult::Kind::InternalError) {
+    outcome.status = SolveStatus::Error;
+    outcome.message = "internal error: the DP could not recover its plan";
+    return outcome;
+  }
+  if (chain.kind == ChainResult::Kind::NoChain) {
+    // Only this order failed; other contiguous placements may exist.
+    outcome.status = SolveStatus::NoSolution;
+    outcome.message = "no feasible placement along the " + std::string(kOrderNote);
+    return outcome;
+  }
+  outcome.status = SolveStatus::Feasible;
+  outcome.placement = placementOf(workload, graph, chain.blocks);
+  outcome.objective = chain.objective;
+  outcome.lowerBound = 0;
+  if (pipedream) {
+    outcome.message = "PipeDream emulation: sources of each biconnected component's edges merged (" +
+                      std::to_string(graph.classesMergedBiconnected) + " classes absorbed), " +
+                      std::to_string(graph.numSuperNodes) +
+                      " super-nodes, optimal for the " + kOrderNote;
+  } else {
+    outcome.message = "optimal for one " + std::string(kOrderNote) + " (" +
+                      std::to_string(graph.numSuperNodes) + " super-nodes); not for all contiguous placements";
+  }
+  return outcome;
+}
+
+}  // namespace
+
+SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
+  SolveOutcome outcome;
+  if (options.diffMaxima) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = "dp does not support --diffmaxima; use milp";
+    return outcome;
+  }
+  if (workload.numNodes() == 0) return emptyWorkloadOutcome(workload);
+  const auto deadline = deadlineOf(options);
+  const ContractedGraph graph = contractWorkload(workload, ContractionOptions{});
+  if (const std::string why = obviousInfeasibility(workload, graph); !why.empty()) {
+    outcome.status = SolveStatus::Infeasible;
+    outcome.message = why;
+    return outcome;
+  }
+
+  // Seed the bound with the same DP along one topological order (polynomial):
+  // its plan is a chain of ideals of this very graph, so it stays reachable.
+  // Two orders (smallest-first and depth-first) are tried; the better one is
+  // kept. Both number the same super-nodes, so either plan is a chain here.
+  SolveOptions seedOptions = options;
+  seedOptions.maxIdeals = 0;
+  seedOptions.memoryLimitBytes = 0;
+  seedOptions.progress = nullptr;
+  ContractionOptions linear;
+  linear.linearize = true;
+  ContractedGraph linearGraph = contractWorkload(workload, linear);
+  ChainResult seed = solveChain(workload, linearGraph, seedOptions, deadline, kInfinity);
+  linear.order = ContractionOptions::Order::DepthFirst;
+  ContractedGraph depthFirstGraph = contractWorkload(workload, linear);
+  ChainResult depthFirstSeed = solveChain(workload, depthFirstGraph, seedOptions, deadline, kInfinity);
+  if (depthFirstSeed.kind == ChainResult::Kind::Found &&
+      (seed.kind != ChainResult::Kind::Found || depthFirstSeed.objective < seed.objective)) {
+    seed = std::move(depthFirstSeed);
+    linearGraph = std::move(depthFirstGraph);
+  }
+  if (options.progress && seed.kind == ChainResult::Kind::Found)
+    options.progress("dp: plan along one topological order: " + formatNumber(seed.objective));
+
+  const ChainResult chain = solveChain(workload, graph, options, deadline, seed.objective);
+
+  const ContractedGraph* planGraph = &graph;
+  const ChainResult* planChain = &chain;
+  if (chain.kind != ChainResult::Kind::Found && !isLimit(chain.kind) &&
+      seed.kind == ChainResult::Kind::Found) {
+    // Nothing strictly below the seed's cut: the seed is optimal.
+    planGraph = &linearGraph;
+    planChain = &seed;
+  }
+  if (isLimit(chain.kind)) {
+    const bool stoppedByUser = chain.kind == ChainResult::Kind::TimeLimit ||
+                               chain.kind == ChainResult::Kind::Interrupted;
+    if (stoppedByUser && seed.kind == ChainResult::Kind::Found) {
+      // Return the incumbent, labelled as such.
+      outcome.status = SolveStatus::Feasible;
+      outcome.placement = placementOf(workload, linearGraph, seed.blocks);
+      outcome.objective = seed.objective;
+      outcome.message = limitMessage(chain, options) +
+                        "; returning the plan optimal along one topological order";
+    } else {
+      outcome.status = SolveStatus::NoSolution;
+      outcome.message = limitMessage(chain, options);
+      return outcome;
+    }
+  } else if (planChain->kind == ChainResult::Kind::InternalError) {
+    outcome.status = SolveStatus::Error;
+    outcome.message = "internal error: the DP could not recover its plan";
+    return outcome;
+  } else if (planChain->kind != ChainResult::Kind::Found) {
+    outcome.status = SolveStatus::Infeasible;
+    outcome.message = noChainReason(workload);
+    return outcome;
+  } else {
+    outcome.status = SolveStatus::Optimal;
+    outcome.placement = placementOf(workload, *planGraph, planChain->blocks);
+    outcome.objective = planChain->objective;
+    outcome.lowerBound = outcome.objective;
+    outcome.message = "optimal over contiguous placements: " + std::to_string(graph.numSuperNodes) +
+                      " super-nodes, " + std::to_string(chain.ideals) + " ideals, " +
+                      std::to_string(chain.stats.blocksVisited) + " blocks examined";
+    if (graph.zeroWorkLeavesMerged > 0 && chain.stats.memoryRejectedABlock &&
+        (graph.zeroWorkLeafBytes > 0 || graph.zeroWorkLeafUnsupported))
+      outcome.message += "; note: memory limits excluded some blocks and the zero-work-leaf rule "
+                         "merged " + std::to_string(graph.zeroWorkLeavesMerged) +
+                         " leaves carrying " + formatBytes(graph.zeroWorkLeafBytes) +
+                         " into their neighbours, so a placement splitting them could be better";
+  }
+
+  if (options.objective == Objective::Latency && outcome.placement) {
+    EvaluateOptions latency;
+    latency.objective = Objective::Latency;
+    latency.q = options.q;
+    const Evaluation evaluation = evaluate(workload, *outcome.placement, latency);
+    outcome.message = std::string(outcome.status == SolveStatus::Optimal
+                                      ? "latency of the max-load-optimal contiguous plan (max-load "
+                                      : "latency of the DP's best contiguous plan so far (max-load ") +
+                      formatNumber(outcome.objective) + "), not a latency optimum; " + outcome.message;
+    outcome.objective = evaluation.objective;
+    outcome.lowerBound = 0;
+    outcome.status = SolveStatus::Feasible;
+  }
+  return outcome;
+}
+
+SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options) {
+  return solveLinearized(workload, options, false);
+}
+
+SolveOutcome solvePipedream(const Workload& workload, const SolveOptions& options) {
+  return solveLinearized(workload, options, true);
+}
+
 }  // namespace dnnplace

@@ -1,5 +1,139 @@
-// PLACEHOLDER: replaced by the real implementation before its issue is closed.
 #include "dnnplace/ideal_lattice.hpp"
+
+#include <algorithm>
+#include <limits>
+
 namespace dnnplace {
-IdealCount countIdeals(const Workload&, std::uint64_t cap) { return {cap, true}; }
+
+namespace {
+
+using Word = std::uint64_t;
+
+bool predecessorsInside(const ContractedGraph& graph, int v, const Word* bits) {
+  for (int i = graph.predStart[v]; i < graph.predStart[v + 1]; ++i) {
+    const int u = graph.pred[i];
+    if (!((bits[u >> 6] >> (u & 63)) & 1)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap) {
+  const int n = graph.numSuperNodes;
+  const int words = std::max(1, (n + 63) / 64);
+  std::vector<Word> bits(words, 0);
+  struct Frame { int added, next; };
+  std::vector<Frame> stack{{-1, 0}};
+  std::uint64_t count = 1;  // the empty ideal
+  if (cap && count > cap) return {cap, true};
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    int candidate = frame.next;
+    while (candidate < n && !predecessorsInside(graph, candidate, bits.data())) ++candidate;
+    if (candidate < n) {
+      frame.next = candidate + 1;
+      bits[candidate >> 6] |= Word{1} << (candidate & 63);
+      if (++count > cap && cap) return {cap, true};
+      stack.push_back({candidate, candidate + 1});
+    } else {
+      if (frame.added >= 0) bits[frame.added >> 6] &= ~(Word{1} << (frame.added & 63));
+      stack.pop_back();
+    }
+  }
+  return {count, false};
+}
+
+IdealCount countIdeals(const Workload& workload, std::uint64_t cap) {
+  return countIdeals(contractWorkload(workload, ContractionOptions{}), cap);
+}
+
+std::uint64_t IdealLattice::bytes() const {
+  return levelStart_.capacity() * sizeof(std::int32_t) +
+         linkStart_.capacity() * sizeof(std::int64_t) + links_.capacity() * sizeof(Link);
+}
+
+IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Limits& limits) {
+  const int n = graph.numSuperNodes;
+  const int words = std::max(1, (n + 63) / 64);
+  levelStart_.assign(1, 0);
+  linkStart_.assign(1, 0);
+  links_.clear();
+
+  // Per ideal while building: largest element and first canonical child; the
+  // children of ideal K are the ids [childBegin[K], childBegin[K + 1]).
+  std::vector<std::int32_t> maxElement{-1};
+  std::vector<std::int32_t> childBegin;
+  std::vector<Word> levelBits(words, 0), nextBits;
+  std::vector<std::int32_t> predMark(n, -1);
+
+  // The empty ideal: no links.
+  linkStart_.push_back(0);
+  levelStart_.push_back(1);
+
+  auto childWith = [&](std::int32_t parent, std::int32_t element) {
+    const auto first = maxElement.begin() + childBegin[parent];
+    const auto last = maxElement.begin() + childBegin[parent + 1];
+    return static_cast<std::int32_t>(std::lower_bound(first, last, element) - maxElement.begin());
+  };
+
+  auto lastReport = std::chrono::steady_clock::now();
+  std::uint64_t checkCounter = 0;
+  for (int level = 0; level < n; ++level) {
+    const std::int32_t begin = levelStart_[level], end = levelStart_[level + 1];
+    nextBits.clear();
+    for (std::int32_t ideal = begin; ideal < end; ++ideal) {
+      childBegin.push_back(static_cast<std::int32_t>(maxElement.size()));
+      const Word* bits = levelBits.data() + static_cast<std::size_t>(ideal - begin) * words;
+      for (int v = maxElement[ideal] + 1; v < n; ++v) {
+        if (!predecessorsInside(graph, v, bits)) continue;
+        const std::int32_t child = static_cast<std::int32_t>(maxElement.size());
+        if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals) {
+          childBegin.push_back(child);
+          return Status::IdealLimit;
+        }
+        if (child == std::numeric_limits<std::int32_t>::max() - 1) return Status::IdealLimit;
+        maxElement.push_back(v);
+        nextBits.insert(nextBits.end(), bits, bits + words);
+        nextBits[nextBits.size() - words + (v >> 6)] |= Word{1} << (v & 63);
+        // Links: v itself, then every maximal element of the parent that is
+        // not a predecessor of v.
+        links_.push_back({v, ideal, 0, 0});
+        for (int i = graph.predStart[v]; i < graph.predStart[v + 1]; ++i) predMark[graph.pred[i]] = v;
+        // By index: push_back may reallocate links_ under a span.
+        for (std::int64_t i = linkStart_[ideal]; i < linkStart_[ideal + 1]; ++i) {
+          const Link link = links_[i];
+          if (predMark[link.element] != v)
+            links_.push_back({link.element, childWith(link.target, v), 0, 0});
+        }
+        linkStart_.push_back(static_cast<std::int64_t>(links_.size()));
+      }
+      if ((++checkCounter & 1023) == 0) {
+        const auto now = std::chrono::steady_clock::now();
+        const std::uint64_t used = bytes() + maxElement.capacity() * 4 + childBegin.capacity() * 4 +
+                                   (levelBits.capacity() + nextBits.capacity()) * sizeof(Word) +
+                                   limits.extraBytesPerIdeal * maxElement.size();
+        if (limits.memoryLimitBytes && used > limits.memoryLimitBytes) return Status::MemoryLimit;
+        if (limits.interrupt && limits.interrupt->load()) return Status::Interrupted;
+        if (now > limits.deadline) return Status::TimeLimit;
+        if (limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
+          lastReport = now;
+          limits.progress(maxElement.size());
+        }
+      }
+    }
+    levelStart_.push_back(static_cast<std::int32_t>(maxElement.size()));
+    levelBits.swap(nextBits);
+  }
+  // Sorted by element, so walkers can take "maximal elements below x" as a prefix.
+  for (std::int32_t ideal = 0; ideal < numIdeals(); ++ideal)
+    std::sort(links_.begin() + linkStart_[ideal], links_.begin() + linkStart_[ideal + 1],
+              [](const Link& a, const Link& b) { return a.element < b.element; });
+  for (Link& link : links_) {
+    link.targetBegin = linkStart_[link.target];
+    link.targetCount = static_cast<std::int32_t>(linkStart_[link.target + 1] - linkStart_[link.target]);
+  }
+  return Status::Complete;
+}
+
 }  // namespace dnnplace

@@ -70,6 +70,17 @@ std::optional<Json> parseDocument(std::string_view text, const std::string& name
     if (auto colon = what.find("] "); colon != std::string::npos) what = what.substr(colon + 2);
     *error = name + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
              printable(what, 200);
+  } catch (const Json::out_of_range& e) {
+    // A number beyond double range ("1e400"). nlohmann gives no position but
+    // quotes the token: point at its first occurrence.
+    std::string what = e.what();
+    if (auto colon = what.find("] "); colon != std::string::npos) what = what.substr(colon + 2);
+    std::string where;
+    const auto open = what.find('\''), close = what.rfind('\'');
+    if (open != std::string::npos && close > open + 1)
+      if (auto at = text.find(what.substr(open + 1, close - open - 1)); at != std::string_view::npos)
+        where = " at byte " + std::to_string(at);
+    *error = name + ": invalid JSON" + where + ": " + printable(what, 200);
   } catch (const std::exception& e) {
     *error = name + ": invalid JSON: " + printable(e.what(), 200);
   }

@@ -1,8 +1,425 @@
-// PLACEHOLDER: replaced by the real implementation before its issue is closed.
 #include "dnnplace/local_search.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "baseline_common.hpp"
+
 namespace dnnplace {
-SolveOutcome solveLocalSearch(const Workload&, const SolveOptions&) {
-  SolveOutcome o; o.status = SolveStatus::InvalidInput; o.message = "not implemented yet"; return o;
+namespace {
+
+using baseline::ClassTotals;
+using baseline::Deadline;
+
+/// Best-improvement descent over class moves with incrementally maintained
+/// loads (see local_search.hpp for the invariant behind `crossCount_`).
+class ClassMoveSearch {
+ public:
+  ClassMoveSearch(const Workload& workload, const ClassTotals& totals)
+      : workload_(workload),
+        totals_(totals),
+        numAccelerators_(workload.machine.maxFpgas),
+        numDevices_(workload.machine.maxFpgas + workload.machine.maxCpus) {
+    buildNeighbourhoods();
+  }
+
+  /// Resets the state to `deviceOfClass` (assumed feasible) and rebuilds all
+  /// counts and loads from scratch.
+  void assign(const std::vector<int>& deviceOfClass) {
+    deviceOfClass_ = deviceOfClass;
+    const int k = numAccelerators_;
+    crossCount_.assign(static_cast<std::size_t>(workload_.numNodes()) * k, 0);
+    load_.assign(numDevices_, 0);
+    memory_.assign(numDevices_, 0);
+    for (int c = 0; c < workload_.numClasses; ++c) {
+      const int d = deviceOfClass_[c];
+      load_[d] += d < k ? totals_.fpgaLatency[c] : totals_.cpuLatency[c];
+      memory_[d] += totals_.size[c];
+      if (d >= k) continue;
+      for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i)
+        crossCount_[static_cast<std::size_t>(affectedNode_[i]) * k + d] += affectedCount_[i];
+    }
+    for (NodeIndex u = 0; u < workload_.numNodes(); ++u) {
+      if (!isPayer(u)) continue;
+      for (int d = 0; d < k; ++d)
+        if (pays(u, crossCount_[static_cast<std::size_t>(u) * k + d])) load_[d] += workload_.outCost[u];
+    }
+    refreshSummary();
+  }
+
+  /// Applies best moves until none improves (returns true) or the deadline /
+  /// interrupt stops it (returns false). The state stays feasible throughout.
+  bool descend(const Deadline& deadline, const std::atomic<bool>* interrupt) {
+    std::vector<double> gain(numAccelerators_);
+    for (;;) {
+      if (deadline.expired() || (interrupt && interrupt->load())) return false;
+      int bestClass = -1, bestDevice = -1;
+      double bestMax = maxLoad_, bestSquares = sumSquares_;
+      for (int c = 0; c < workload_.numClasses; ++c) {
+        const int from = deviceOfClass_[c];
+        const double fromLoad = load_[from] + removalDelta(c, from);
+        auto consider = [&](int to, double toLoad) {
+          double newMax = std::max({fromLoad, toLoad, maxExcluding(from, to)});
+          double newSquares = sumSquares_ - load_[from] * load_[from] - load_[to] * load_[to] +
+                              fromLoad * fromLoad + toLoad * toLoad;
+          if (better(newMax, newSquares, bestMax, bestSquares)) {
+            bestMax = newMax;
+            bestSquares = newSquares;
+            bestClass = c;
+            bestDevice = to;
+          }
+        };
+        if (totals_.supported[c] && numAccelerators_ > 0) {
+          additionDeltas(c, &gain);
+          for (int to = 0; to < numAccelerators_; ++to) {
+            if (to == from) continue;
+            if (memory_[to] + totals_.size[c] > workload_.machine.maxSizePerFpga) continue;
+            consider(to, load_[to] + gain[to]);
+          }
+        }
+        // All CPU cores are alike: the least loaded one is the best target
+        // for both keys (max and, by convexity, sum of squares).
+        const int cpu = leastLoadedCpu(from);
+        if (cpu >= 0) consider(cpu, load_[cpu] + totals_.cpuLatency[c]);
+      }
+      if (bestClass < 0) return true;
+      move(bestClass, bestDevice);
+      ++moves_;
+    }
+  }
+
+  double maxLoad() const { return maxLoad_; }
+  long long moves() const { return moves_; }
+  const std::vector<int>& deviceOfClass() const { return deviceOfClass_; }
+
+ private:
+  bool isPayer(NodeIndex u) const {
+    return workload_.outCost[u] > 0 && !workload_.successors(u).empty();
+  }
+  /// u pays its cost on an accelerator holding `count` members of {u} ∪ succ(u)
+  /// exactly when some but not all of them are there.
+  bool pays(NodeIndex u, int count) const {
+    return count > 0 && count < static_cast<int>(workload_.successors(u).size()) + 1;
+  }
+
+  /// For each class c: the payers u whose closed successor set {u} ∪ succ(u)
+  /// meets c, with the size of the intersection (flat CSR arrays).
+  void buildNeighbourhoods() {
+    const int n = workload_.numNodes();
+    std::vector<int> lastClass(n, -1), slot(n, -1);
+    affectedStart_.assign(workload_.numClasses + 1, 0);
+    for (int c = 0; c < workload_.numClasses; ++c) {
+      affectedStart_[c] = static_cast<int>(affectedNode_.size());
+      auto add = [&](NodeIndex u) {
+        if (!isPayer(u)) return;
+        if (lastClass[u] != c) {
+          lastClass[u] = c;
+          slot[u] = static_cast<int>(affectedNode_.size());
+          affectedNode_.push_back(u);
+          affectedCount_.push_back(0);
+        }
+        ++affectedCount_[slot[u]];
+      };
+      for (NodeIndex v : workload_.classMembers(c)) {
+        add(v);
+        for (NodeIndex u : workload_.predecessors(v)) add(u);
+      }
+    }
+    affectedStart_[workload_.numClasses] = static_cast<int>(affectedNode_.size());
+  }
+
+  /// Change of the load of `from` (c's device) when c leaves it.
+  double removalDelta(int c, int from) const {
+    if (from >= numAccelerators_) return -totals_.cpuLatency[c];
+    double delta = -totals_.fpgaLatency[c];
+    const int k = numAccelerators_;
+    for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
+      const NodeIndex u = affectedNode_[i];
+      const int count = crossCount_[static_cast<std::size_t>(u) * k + from];
+      delta += workload_.outCost[u] *
+               (static_cast<int>(pays(u, count - affectedCount_[i])) - static_cast<int>(pays(u, count)));
+    }
+    return delta;
+  }
+
+  /// (*gain)[d]: change of accelerator d's load if c joined it.
+  void additionDeltas(int c, std::vector<double>* gain) const {
+    const int k = numAccelerators_;
+    std::fill(gain->begin(), gain->end(), totals_.fpgaLatency[c]);
+    for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
+      const NodeIndex u = affectedNode_[i];
+      const int extra = affectedCount_[i];
+      const double cost = workload_.outCost[u];
+      const std::int32_t* counts = crossCount_.data() + static_cast<std::size_t>(u) * k;
+      for (int d = 0; d < k; ++d)
+        (*gain)[d] += cost * (static_cast<int>(pays(u, counts[d] + extra)) -
+                              static_cast<int>(pays(u, counts[d])));
+    }
+  }
+
+  void move(int c, int to) {
+    const int from = deviceOfClass_[c];
+    const int k = numAccelerators_;
+    for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
+      const NodeIndex u = affectedNode_[i];
+      const int m = affectedCount_[i];
+      const double cost = workload_.outCost[u];
+      if (from < k) {
+        int& count = crossCount_[static_cast<std::size_t>(u) * k + from];
+        load_[from] += cost * (static_cast<int>(pays(u, count - m)) - static_cast<int>(pays(u, count)));
+        count -= m;
+      }
+      if (to < k) {
+        int& count = crossCount_[static_cast<std::size_t>(u) * k + to];
+        load_[to] += cost * (static_cast<int>(pays(u, count + m)) - static_cast<int>(pays(u, count)));
+        count += m;
+      }
+    }
+    load_[from] -= from < k ? totals_.fpgaLatency[c] : totals_.cpuLatency[c];
+    load_[to] += to < k ? totals_.fpgaLatency[c] : totals_.cpuLatency[c];
+    memory_[from] -= totals_.size[c];
+    memory_[to] += totals_.size[c];
+    deviceOfClass_[c] = to;
+    refreshSummary();
+  }
+
+  /// Recomputes the max, the sum of squares, the three largest loads and the
+  /// two least loaded CPU cores (O(devices) per move).
+  void refreshSummary() {
+    sumSquares_ = 0;
+    top_.fill({-1.0, -1});
+    cpuLow_ = {-1, -1};
+    for (int d = 0; d < numDevices_; ++d) {
+      const double x = load_[d];
+      sumSquares_ += x * x;
+      std::pair<double, int> entry{x, d};
+      for (auto& slot : top_)
+        if (entry.first > slot.first) std::swap(entry, slot);
+      if (d >= numAccelerators_) {
+        if (cpuLow_[0] < 0 || x < load_[cpuLow_[0]]) {
+          cpuLow_[1] = cpuLow_[0];
+          cpuLow_[0] = d;
+        } else if (cpuLow_[1] < 0 || x < load_[cpuLow_[1]]) {
+          cpuLow_[1] = d;
+        }
+      }
+    }
+    maxLoad_ = std::max(0.0, top_[0].first);
+  }
+
+  double maxExcluding(int a, int b) const {
+    for (const auto& [value, device] : top_)
+      if (device >= 0 && device != a && device != b) return value;
+    return 0;
+  }
+
+  int leastLoadedCpu(int excluded) const {
+    return cpuLow_[0] != excluded ? cpuLow_[0] : cpuLow_[1];
+  }
+
+  /// Lexicographic (max-load, sum of squares) with a relative tolerance so
+  /// rounding noise never counts as progress.
+  static bool better(double newMax, double newSquares, double oldMax, double oldSquares) {
+    const double tolerance = 1e-9 * std::max(1.0, oldMax);
+    if (newMax < oldMax - tolerance) return true;
+    if (newMax > oldMax + tolerance) return false;
+    return newSquares < oldSquares - 1e-9 * std::max(1.0, oldSquares);
+  }
+
+  const Workload& workload_;
+  const ClassTotals& totals_;
+  const int numAccelerators_;
+  const int numDevices_;
+  std::vector<int> affectedStart_, affectedNode_, affectedCount_;
+
+  std::vector<int> deviceOfClass_;
+  std::vector<std::int32_t> crossCount_;  ///< [u * k + d]: members of {u} ∪ succ(u) on d
+  std::vector<double> load_, memory_;
+  double maxLoad_ = 0, sumSquares_ = 0;
+  std::array<std::pair<double, int>, 3> top_{};
+  std::array<int, 2> cpuLow_{-1, -1};
+  long long moves_ = 0;
+};
+
+/// A random memory-feasible assignment: classes in decreasing size order (ties
+/// by index), each to a uniformly random device with room for it. Returns
+/// false when some class found no room.
+bool randomStart(const Workload& workload, const ClassTotals& totals, std::mt19937_64& rng,
+                 std::vector<int>* deviceOfClass) {
+  const Machine& machine = workload.machine;
+  std::vector<int> order(workload.numClasses);
+  for (int c = 0; c < workload.numClasses; ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return totals.size[a] > totals.size[b]; });
+  std::vector<double> memory(machine.maxFpgas, 0);
+  std::vector<int> candidates;
+  deviceOfClass->assign(workload.numClasses, -1);
+  for (int c : order) {
+    candidates.clear();
+    if (totals.supported[c])
+      for (int d = 0; d < machine.maxFpgas; ++d)
+        if (memory[d] + totals.size[c] <= machine.maxSizePerFpga) candidates.push_back(d);
+    for (int core = 0; core < machine.maxCpus; ++core)
+      candidates.push_back(machine.maxFpgas + core);
+    if (candidates.empty()) return false;
+    const int d = candidates[std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng)];
+    (*deviceOfClass)[c] = d;
+    if (d < machine.maxFpgas) memory[d] += totals.size[c];
+  }
+  return true;
 }
+
+Placement toPlacement(const Workload& workload, const std::vector<int>& deviceOfClass) {
+  Placement placement;
+  placement.numAccelerators = workload.machine.maxFpgas;
+  placement.numCpus = workload.machine.maxCpus;
+  placement.deviceOf.resize(workload.numNodes());
+  for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+    placement.deviceOf[v] = deviceOfClass[workload.classOf[v]];
+  return placement;
+}
+
+std::string formatLoad(double x) {
+  std::ostringstream out;
+  out.precision(10);
+  out << x;
+  return out.str();
+}
+
+/// Checks the preconditions shared by both entry points.
+std::string unsupportedOptions(const SolveOptions& options) {
+  if (options.objective != Objective::Throughput)
+    return "local-search optimizes the throughput (max-load) objective only";
+  if (options.diffMaxima) return "local-search does not support --diffmaxima";
+  return "";
+}
+
+SolveOutcome finish(const Workload& workload, const std::vector<int>& deviceOfClass,
+                    std::string message) {
+  SolveOutcome outcome;
+  outcome.placement = toPlacement(workload, deviceOfClass);
+  // The reported objective is recomputed from scratch, not taken from the
+  // incrementally updated loads, so rounding drift never reaches the user.
+  outcome.objective = baseline::maxOf(baseline::deviceLoads(workload, *outcome.placement));
+  outcome.lowerBound = trivialThroughputLowerBound(workload);
+  outcome.status = sameObjective(outcome.objective, outcome.lowerBound) ? SolveStatus::Optimal
+                                                                        : SolveStatus::Feasible;
+  outcome.message = std::move(message);
+  return outcome;
+}
+
+}  // namespace
+
+SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& options) {
+  SolveOutcome outcome;
+  if (std::string why = unsupportedOptions(options); !why.empty()) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = why;
+    return outcome;
+  }
+  if (options.restarts < 1) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = "local-search needs --restarts of at least 1";
+    return outcome;
+  }
+  const ClassTotals totals(workload);
+  if (std::string why = baseline::whyUnplaceable(workload, totals); !why.empty()) {
+    outcome.status = SolveStatus::Infeasible;
+    outcome.message = why;
+    return outcome;
+  }
+
+  const Deadline deadline(options.timeLimitSeconds);
+  std::mt19937_64 rng(options.seed);
+  ClassMoveSearch search(workload, totals);
+  std::vector<int> start, best;
+  bool found = false;
+  double bestLoad = 0;
+  int completed = 0, failedStarts = 0;
+  bool stoppedEarly = false;
+  double lastProgress = -1;
+  for (int restart = 0; restart < options.restarts; ++restart) {
+    // Always run at least one descent so a tiny time limit still yields a plan.
+    if (restart > 0 && (deadline.expired() || (options.interrupt && options.interrupt->load()))) {
+      stoppedEarly = true;
+      break;
+    }
+    if (!randomStart(workload, totals, rng, &start)) {
+      ++failedStarts;
+      continue;
+    }
+    search.assign(start);
+    const bool converged = search.descend(deadline, options.interrupt);
+    const double load =
+        baseline::maxOf(baseline::deviceLoads(workload, toPlacement(workload, search.deviceOfClass())));
+    if (!found || load < bestLoad) {
+      found = true;
+      best = search.deviceOfClass();
+      bestLoad = load;
+    }
+    if (!converged) {
+      stoppedEarly = true;
+      break;
+    }
+    ++completed;
+    if (options.progress && deadline.elapsed() - lastProgress >= 0.5) {
+      lastProgress = deadline.elapsed();
+      options.progress("local-search: restart " + std::to_string(restart + 1) + "/" +
+                       std::to_string(options.restarts) + ", best max-load " +
+                       formatLoad(bestLoad));
+    }
+  }
+  if (!found) {
+    outcome.status = SolveStatus::NoSolution;
+    outcome.message = "local-search found no memory-feasible random start in " +
+                      std::to_string(failedStarts) +
+                      " attempts (classes are too large for the accelerators' memory)";
+    return outcome;
+  }
+  std::string note = std::to_string(completed) + " of " + std::to_string(options.restarts) +
+                     " restarts ran to a local optimum";
+  if (stoppedEarly) note += " (stopped by the time limit or an interrupt)";
+  if (failedStarts > 0)
+    note += "; " + std::to_string(failedStarts) + " random starts did not fit in memory";
+  return finish(workload, best, note);
+}
+
+SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
+                             const SolveOptions& options) {
+  SolveOutcome outcome;
+  if (std::string why = unsupportedOptions(options); !why.empty()) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = why;
+    return outcome;
+  }
+  const Machine& machine = workload.machine;
+  if (start.numAccelerators != machine.maxFpgas || start.numCpus != machine.maxCpus ||
+      start.deviceOf.size() != static_cast<std::size_t>(workload.numNodes())) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = "the start placement does not match the workload's machine or node count";
+    return outcome;
+  }
+  const Evaluation check = evaluate(workload, start, EvaluateOptions{});
+  if (!check.feasible) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = "the start placement is infeasible: " + check.violations.front();
+    return outcome;
+  }
+  const ClassTotals totals(workload);
+  std::vector<int> deviceOfClass(workload.numClasses);
+  for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+    deviceOfClass[workload.classOf[v]] = start.deviceOf[v];
+  ClassMoveSearch search(workload, totals);
+  search.assign(deviceOfClass);
+  const bool converged = search.descend(Deadline(options.timeLimitSeconds), options.interrupt);
+  return finish(workload, search.deviceOfClass(),
+                std::to_string(search.moves()) + " moves" +
+                    (converged ? ", local optimum" : ", stopped by the time limit or an interrupt"));
+}
+
 }  // namespace dnnplace

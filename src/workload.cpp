@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -21,6 +22,13 @@ std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
 }
 
 std::optional<std::string> readFile(const std::string& path, std::string* error) {
+  // A directory opens as a stream that reads nothing; say what it is instead
+  // of reporting an empty file.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    *error = path + ": cannot read: it is a directory";
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = path + ": cannot open: " + std::strerror(errno);
@@ -56,6 +64,18 @@ bool checkAmount(double value, const std::string& where, const char* field,
   return false;
 }
 
+// Latencies, costs and sizes are summed over millions of nodes; past this
+// bound sums could overflow to infinity and every objective would be wrong.
+constexpr double kMaxAmount = 1e30;
+
+bool checkSummable(double value, const std::string& where, const char* field,
+                   std::string* error) {
+  if (!checkAmount(value, where, field, error)) return false;
+  if (value <= kMaxAmount) return true;
+  *error = where + ": " + field + " must be at most 1e30, got " + json_input::formatNumber(value);
+  return false;
+}
+
 // Kahn's algorithm over the deduplicated edges; lower indices first, so the
 // order is deterministic and follows the input where the graph allows.
 std::vector<NodeIndex> topologicalOrder(int n, const std::vector<std::int32_t>& succStart,
@@ -76,10 +96,11 @@ std::vector<NodeIndex> topologicalOrder(int n, const std::vector<std::int32_t>& 
   return order;
 }
 
-// Called only when a cycle exists: walks successor links among the nodes
-// Kahn's algorithm could not order until a node repeats.
-std::string describeCycle(const std::vector<Node>& nodes, const std::vector<std::int32_t>& succStart,
-                          const std::vector<std::int32_t>& succ,
+// Called only when a cycle exists. Every node Kahn's algorithm could not
+// order still waits for an unordered predecessor, so walking such
+// predecessors must revisit a node: the walk from there is a cycle (backwards).
+std::string describeCycle(const std::vector<Node>& nodes, const std::vector<std::int32_t>& predStart,
+                          const std::vector<std::int32_t>& pred,
                           const std::vector<int>& inDegree) {
   NodeIndex start = 0;
   while (inDegree[start] == 0) ++start;
@@ -89,20 +110,22 @@ std::string describeCycle(const std::vector<Node>& nodes, const std::vector<std:
   while (seenAt[v] < 0) {
     seenAt[v] = static_cast<int>(path.size());
     path.push_back(v);
-    // Any successor still blocked lies on or leads to a cycle.
-    for (auto i = succStart[v]; i < succStart[v + 1]; ++i)
-      if (inDegree[succ[i]] > 0) {
-        v = succ[i];
+    for (auto i = predStart[v]; i < predStart[v + 1]; ++i)
+      if (inDegree[pred[i]] > 0) {
+        v = pred[i];
         break;
       }
   }
-  std::string text;
+  // path[first..] = c0, c1, …, ck with each c(i+1) a predecessor of c(i):
+  // the cycle runs c0 -> ck -> … -> c1 -> c0.
   const std::size_t first = seenAt[v];
-  const std::size_t shown = std::min<std::size_t>(path.size() - first, 12);
-  for (std::size_t i = first; i < first + shown; ++i)
-    text += std::to_string(nodes[path[i]].id) + " -> ";
-  if (first + shown < path.size()) text += "... -> ";
-  return text + std::to_string(nodes[v].id);
+  std::vector<NodeIndex> cycle{path[first]};
+  for (std::size_t i = path.size() - 1; i > first; --i) cycle.push_back(path[i]);
+  std::string text;
+  const std::size_t shown = std::min<std::size_t>(cycle.size(), 12);
+  for (std::size_t i = 0; i < shown; ++i) text += std::to_string(nodes[cycle[i]].id) + " -> ";
+  if (shown < cycle.size()) text += "... -> ";
+  return text + std::to_string(nodes[cycle[0]].id);
 }
 
 }  // namespace
@@ -142,9 +165,9 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
                nodeLabel(it->second, node.id);
       return std::nullopt;
     }
-    if (!checkAmount(node.cpuLatency, where, "cpuLatency", error) ||
-        !checkAmount(node.fpgaLatency, where, "fpgaLatency", error) ||
-        !checkAmount(node.size, where, "size", error))
+    if (!checkSummable(node.cpuLatency, where, "cpuLatency", error) ||
+        !checkSummable(node.fpgaLatency, where, "fpgaLatency", error) ||
+        !checkSummable(node.size, where, "size", error))
       return std::nullopt;
     if (node.colorClass) {
       auto [cit, fresh] = classIndex.emplace(*node.colorClass, w.numClasses);
@@ -177,7 +200,7 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
       *error = where + ": self-loop (sourceId equals destId)";
       return std::nullopt;
     }
-    if (!checkAmount(edge.cost, where, "cost", error)) return std::nullopt;
+    if (!checkSummable(edge.cost, where, "cost", error)) return std::nullopt;
     if (nodes[*source].isBackward && !nodes[*dest].isBackward) {
       *error = where + ": edge from backward node " + std::to_string(edge.sourceId) +
                " to forward node " + std::to_string(edge.destId) + " is not allowed";
@@ -237,7 +260,7 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
   w.topologicalOrder = topologicalOrder(n, w.succStart_, w.succ_, &inDegree);
   if (static_cast<int>(w.topologicalOrder.size()) != n) {
     *error = file + ": the graph has a directed cycle through node ids " +
-             describeCycle(nodes, w.succStart_, w.succ_, inDegree);
+             describeCycle(nodes, w.predStart_, w.pred_, inDegree);
     return std::nullopt;
   }
 

@@ -1,12 +1,33 @@
 #pragma once
 /// Exact dynamic program over the lattice of ideals for contiguous placements (DESIGN §4), its single-topological-order variant, and the PipeDream emulation.
+///
+/// All three work on the contracted graph of contraction.hpp (DESIGN §4 steps
+/// 1–4) and report plans on the original nodes; none supports --diffmaxima.
 
 #include "dnnplace/solver.hpp"
 
 namespace dnnplace {
 
+/// Method "dp": the optimal contiguous max-load (status Optimal, lowerBound =
+/// objective). Infeasible names the class (or group of classes contraction
+/// keeps together) that fits no device, or says that device counts and memory
+/// cannot cover the graph contiguously. options.maxIdeals / memoryLimitBytes
+/// → NoSolution saying how far it got; time limit / interrupt → the plan
+/// optimal along one topological order (Feasible) if there is one, else
+/// NoSolution. With Objective::Latency: the same plan, objective = its latency
+/// (DESIGN §5, options.q), status Feasible.
 SolveOutcome solveDp(const Workload& workload, const SolveOptions& options);
+
+/// Method "dp-linear": the same DP over the prefixes of one deterministic
+/// topological order of the contracted graph (Kahn's algorithm, the ready
+/// super-node with the smallest original node index first); polynomial.
+/// Feasible (optimal for that order only), lowerBound 0.
 SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options);
+
+/// Method "pipedream" (issue 5): steps 1–3, then for every biconnected
+/// component of the undirected forward super-node graph the sources of its
+/// edges join one class (cycles this creates are fused), step 4, then
+/// dp-linear's order and DP. Feasible, contiguous, never below "dp".
 SolveOutcome solvePipedream(const Workload& workload, const SolveOptions& options);
 
 }  // namespace dnnplace

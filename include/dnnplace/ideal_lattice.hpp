@@ -2,8 +2,14 @@
 /// Counting the ideals (predecessor-closed node sets) of the contracted
 /// forward graph, with the same machinery the DP enumerates them with.
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
 
+#include "dnnplace/contraction.hpp"
 #include "dnnplace/workload.hpp"
 
 namespace dnnplace {
@@ -14,6 +20,64 @@ struct IdealCount {
 };
 
 /// Ideals of the forward graph after the DP's preprocessing (DESIGN §4, 1–4).
+/// cap == 0 means no cap.
 IdealCount countIdeals(const Workload& workload, std::uint64_t cap);
+
+/// Ideals of a contracted graph (cap == 0: no cap), without storing them.
+IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap);
+
+/// The lattice of ideals of a contracted forward DAG, stored without hashing.
+///
+/// Why no hash table: super-nodes are numbered topologically, so the largest
+/// element of an ideal is always maximal in it; removing it gives the ideal's
+/// canonical parent, and each ideal is generated exactly once as a canonical
+/// child (add an element above the current largest whose predecessors are all
+/// present). Ideals are generated level by level (level = number of elements),
+/// so ids grow with size and every sub-ideal has a smaller id. The link
+/// "I minus maximal element v" is found from the parent's link by one binary
+/// search among canonical children: I∖{v} = child(P∖{v}, max I).
+class IdealLattice {
+ public:
+  /// Links of an ideal are sorted by element. Each carries where the
+  /// target's own links are, so a walk down the lattice reads one array.
+  struct Link {
+    std::int32_t element;      ///< a maximal element v of the ideal
+    std::int32_t target;       ///< id of the ideal without v
+    std::int64_t targetBegin;  ///< the target's links: [targetBegin, targetBegin + targetCount)
+    std::int32_t targetCount;
+  };
+  struct Limits {
+    std::uint64_t maxIdeals = 0;         ///< 0: none
+    std::uint64_t memoryLimitBytes = 0;  ///< 0: none
+    std::uint64_t extraBytesPerIdeal = 0;  ///< what the caller will add per ideal (DP tables)
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    const std::atomic<bool>* interrupt = nullptr;
+    std::function<void(std::uint64_t ideals)> progress;  ///< called about twice a second
+  };
+  enum class Status { Complete, IdealLimit, MemoryLimit, TimeLimit, Interrupted };
+
+  /// Enumerates every ideal; stops early (status says why) when a limit is hit.
+  Status build(const ContractedGraph& graph, const Limits& limits);
+
+  std::int32_t numIdeals() const { return static_cast<std::int32_t>(linkStart_.size()) - 1; }
+  std::int32_t emptyIdeal() const { return 0; }
+  std::int32_t fullIdeal() const { return numIdeals() - 1; }
+  int numLevels() const { return static_cast<int>(levelStart_.size()) - 1; }
+  /// Ideals with `level` elements are the ids [levelBegin(level), levelBegin(level + 1)).
+  std::int32_t levelBegin(int level) const { return levelStart_[level]; }
+  std::span<const Link> links(std::int32_t ideal) const {
+    return {links_.data() + linkStart_[ideal], links_.data() + linkStart_[ideal + 1]};
+  }
+  std::span<const Link> targetLinks(const Link& link) const {
+    return {links_.data() + link.targetBegin, static_cast<std::size_t>(link.targetCount)};
+  }
+  /// Bytes held by the lattice.
+  std::uint64_t bytes() const;
+
+ private:
+  std::vector<std::int32_t> levelStart_;
+  std::vector<std::int64_t> linkStart_;
+  std::vector<Link> links_;
+};
 
 }  // namespace dnnplace

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Benchmarks of the exact throughput DP (issue 3): runs `dnnplace solve
+# --method dp --quiet` on every shipped throughput workload several times and a
+# generated series-parallel graph with about 10^6 ideals, then writes the table
+# (median seconds, peak resident MB, ideals, optimum, reference figures) to the
+# dp section of docs/benchmarks.md, with the commit and the date.
+#
+# Usage: bench/run_benchmarks.sh [BUILD_DIR] [SHARED_DIR]
+#   BUILD_DIR  holds the dnnplace executable   (env DNNPLACE_BUILD, default ./build)
+#   SHARED_DIR holds workloads/ and expected/  (env DNNPLACE_SHARED, default ../shared)
+#   env RUNS (default 3), THREADS (default 1), BIG_TIME_LIMIT (seconds, default 120),
+#   BIG_RUNS (default 1), SKIP_BIG=1 to leave out the 10^6-ideal graph.
+# Peak memory comes from wait4() on each child (no /usr/bin/time needed).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-${DNNPLACE_BUILD:-$repo/build}}"
+shared="${2:-${DNNPLACE_SHARED:-$repo/../shared}}"
+runs="${RUNS:-3}"
+threads="${THREADS:-1}"
+big_limit="${BIG_TIME_LIMIT:-120}"
+cli="$build/dnnplace"
+[[ -x "$cli" ]] || { echo "error: $cli not found (build the dnnplace target first)" >&2; exit 2; }
+[[ -f "$shared/expected/throughput.json" ]] || { echo "error: $shared/expected/throughput.json not found" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "error: python3 is required" >&2; exit 2; }
+
+commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo uncommitted)"
+if [[ "$commit" != uncommitted ]] && [[ -n "$(git -C "$repo" status --porcelain 2>/dev/null)" ]]; then
+  commit="$commit (+ uncommitted changes)"
+fi
+cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown)"
+cores="$(nproc 2>/dev/null || echo '?')"
+
+big=""
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+if [[ "${SKIP_BIG:-0}" != 1 ]]; then
+  # One block of 10 parallel chains of 3 layers: 4^10 + 2 = 1,048,578 ideals.
+  big="$tmp/series_parallel_w10.json"
+  "$cli" generate series-parallel --blocks 1 --width 10 --seed 1 --out "$big"
+fi
+
+BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
+COMMIT="$commit" CPU="$cpu" CORES="$cores" DOC="$repo/docs/benchmarks.md" python3 - <<'PY'
+import datetime, json, os, re, statistics, subprocess, time
+
+cli, shared = os.environ["CLI"], os.environ["SHARED"]
+runs, threads = int(os.environ["RUNS"]), os.environ["THREADS"]
+expected = json.load(open(os.path.join(shared, "expected", "throughput.json")))["workloads"]
+
+def run(args):
+    """Runs the CLI; returns (exit code, stdout, wall seconds, peak resident MB)."""
+    start = time.monotonic()
+    child = subprocess.Popen([cli] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.monotonic() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, out, seconds, usage.ru_maxrss / 1024.0
+
+def ideals(path):
+    code, out, _, _ = run(["info", path])
+    match = re.search(rb"ideals \(contracted\):\s*(\d+)", out)
+    return int(match.group(1)) if match and code == 0 else None
+
+def measure(path, extra, repeat=None):
+    seconds, peaks, objective, codes, statuses = [], [], None, set(), set()
+    for _ in range(repeat or runs):
+        code, out, wall, peak = run(["solve", path, "--method", "dp", "--quiet", "--threads", threads] + extra)
+        codes.add(code)
+        seconds.append(wall)
+        peaks.append(peak)
+        if code == 0:
+            plan = json.loads(out)
+            objective = plan.get("maxLoad")
+            statuses.add(str(plan.get("status")))
+    measure.statuses = statuses
+    return statistics.median(seconds), max(peaks), objective, codes
+
+rows = []
+for name, figures in expected.items():
+    if "dp_optimum" not in figures:
+        continue
+    path = os.path.join(shared, "workloads", name)
+    median, peak, objective, codes = measure(path, [])
+    reference = figures.get("reference_implementation", {})
+    ref_s, ref_mb = reference.get("dp_seconds"), reference.get("dp_peak_mb")
+    outcome = reference.get("dp_outcome")
+    match = objective is not None and abs(objective - figures["dp_optimum"]) <= 1e-6 * figures["dp_optimum"]
+    rows.append(dict(name=name.replace("throughput/", ""), ideals=ideals(path), median=median, peak=peak,
+                     objective=objective, match=match, ref_s=ref_s, ref_mb=ref_mb, outcome=outcome, codes=codes))
+
+big_row = None
+if os.environ.get("BIG"):
+    big = os.environ["BIG"]
+    median, peak, objective, codes = measure(big, ["--time-limit", os.environ["BIG_LIMIT"]],
+                                             int(os.environ["BIG_RUNS"]))
+    big_row = dict(ideals=ideals(big), median=median, peak=peak, objective=objective, codes=codes,
+                   statuses=sorted(measure.statuses))
+
+def fmt(x, digits=3):
+    return "—" if x is None else f"{x:.{digits}f}"
+
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+lines = ["## Exact throughput DP (dp)", "",
+         f"Commit {os.environ['COMMIT']}, {now}; {os.environ['CPU']}, {os.environ['CORES']} cores "
+         f"(shared with other work); `dnnplace solve W --method dp --quiet --threads {threads}`, "
+         f"median of {runs} runs of the whole process (parse, preprocess, DP, evaluator re-check, JSON out); "
+         "peak = largest resident set of a run (wait4). Reference: the paper authors' implementation on "
+         "this class of machine (`expected/throughput.json`). `bench/run_benchmarks.sh`.", "",
+         "| workload | ideals | median s | peak MB | optimum | = reference | reference s | reference MB | speed-up | memory ratio |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+for r in rows:
+    speedup = f"{r['ref_s'] / r['median']:.0f}×" if r["ref_s"] else ("reference did not finish" if r["outcome"] else "—")
+    ratio = f"{r['ref_mb'] / r['peak']:.1f}×" if r["ref_mb"] else "—"
+    lines.append(f"| {r['name']} | {r['ideals'] if r['ideals'] is not None else '—'} | {fmt(r['median'])} | "
+                 f"{fmt(r['peak'], 1)} | {fmt(r['objective'], 6)} | {'yes' if r['match'] else 'NO (exit ' + str(sorted(r['codes'])) + ')'} | "
+                 f"{fmt(r['ref_s'], 2) if r['ref_s'] else (r['outcome'] or '—')} | {fmt(r['ref_mb'], 0) if r['ref_mb'] else '—'} | "
+                 f"{speedup} | {ratio} |")
+if big_row:
+    lines += ["", "Generated graph with about 10⁶ ideals (`dnnplace generate series-parallel --blocks 1 --width 10`, "
+              f"time limit {os.environ['BIG_LIMIT']} s, {os.environ['BIG_RUNS']} run(s)): {big_row['ideals']} ideals, "
+              f"median {fmt(big_row['median'], 2)} s, peak {fmt(big_row['peak'], 1)} MB, "
+              f"max-load {fmt(big_row['objective'], 6)}, status {', '.join(big_row['statuses']) or '—'} "
+              f"(exit codes {sorted(big_row['codes'])}; 'feasible' means the time limit stopped the exact DP "
+              "and the plan is the best along one topological order)."]
+section = "<!-- BEGIN dp -->\n" + "\n".join(lines) + "\n<!-- END dp -->"
+
+doc = os.environ["DOC"]
+text = open(doc).read() if os.path.exists(doc) else "# Benchmarks\n"
+pattern = re.compile(r"<!-- BEGIN dp -->.*?<!-- END dp -->", re.S)
+text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section + "\n"
+os.makedirs(os.path.dirname(doc), exist_ok=True)
+open(doc, "w").write(text)
+print("\n".join(lines))
+PY

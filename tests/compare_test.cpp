@@ -1,0 +1,144 @@
+// `dnnplace compare` library side: default method lists, ratios to the best
+// plan, devices used, and the text / json / csv renderings.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "dnnplace/compare.hpp"
+#include "dnnplace/generator.hpp"
+#include "test_support.hpp"
+
+namespace dnnplace {
+namespace {
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> result;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) result.push_back(line);
+  return result;
+}
+
+std::size_t displayColumn(const std::string& line, const std::string& needle) {
+  const std::size_t bytes = line.find(needle);
+  if (bytes == std::string::npos) return std::string::npos;
+  std::size_t column = 0;
+  for (std::size_t i = 0; i < bytes; ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++column;
+  return column;
+}
+
+Workload smallWorkload(int seed) {
+  GeneratorOptions g;
+  g.shape = GraphShape::Transformer;
+  g.blocks = 2;
+  g.accelerators = 3;
+  g.cpus = 1;
+  g.seed = static_cast<std::uint64_t>(seed);
+  Workload workload = generateWorkload(g);
+  workload.name = "w" + std::to_string(seed) + ".json";
+  return workload;
+}
+
+TEST(Compare, DefaultMethodsFollowTheObjectiveAndSkipExpert) {
+  const auto throughput = defaultMethods(Objective::Throughput);
+  const auto latency = defaultMethods(Objective::Latency);
+  auto has = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  EXPECT_TRUE(has(throughput, "local-search"));
+  EXPECT_TRUE(has(throughput, "scotch"));
+  EXPECT_FALSE(has(throughput, "greedy"));
+  EXPECT_TRUE(has(latency, "greedy"));
+  EXPECT_FALSE(has(latency, "local-search"));
+  EXPECT_FALSE(has(throughput, "expert"));
+  EXPECT_FALSE(has(latency, "expert"));
+  for (const auto& name : throughput) EXPECT_TRUE(findMethod(name)->throughput) << name;
+  for (const auto& name : latency) EXPECT_TRUE(findMethod(name)->latency) << name;
+}
+
+TEST(Compare, RatiosAreRelativeToTheBestPlanOfEachWorkload) {
+  const Workload a = smallWorkload(1), b = smallWorkload(2);
+  SolveOptions options;
+  options.timeLimitSeconds = 0;
+  const auto rows = compareMethods({&a, &b}, {"cpu", "single", "local-search", "no-such"}, options);
+  ASSERT_EQ(rows.size(), 8u);
+  for (std::size_t w = 0; w < 2; ++w) {
+    double best = 1e300;
+    for (std::size_t i = 4 * w; i < 4 * w + 3; ++i) {
+      EXPECT_EQ(rows[i].workload, w == 0 ? "w1.json" : "w2.json");
+      ASSERT_TRUE(rows[i].outcome.placement) << rows[i].outcome.message;
+      best = std::min(best, rows[i].outcome.objective);
+    }
+    for (std::size_t i = 4 * w; i < 4 * w + 3; ++i)
+      EXPECT_DOUBLE_EQ(rows[i].ratioToBest, rows[i].outcome.objective / best);
+    EXPECT_EQ(rows[4 * w].devicesUsed, 1);      // cpu
+    EXPECT_EQ(rows[4 * w + 1].devicesUsed, 1);  // single
+    EXPECT_GE(rows[4 * w + 2].devicesUsed, 1);
+    EXPECT_EQ(rows[4 * w + 3].outcome.status, SolveStatus::InvalidInput);
+    EXPECT_EQ(rows[4 * w + 3].ratioToBest, 0);
+  }
+}
+
+TEST(Compare, TextTableIsAlignedAndExplainsMissingPlans) {
+  const Workload a = smallWorkload(3);
+  SolveOptions options;
+  options.timeLimitSeconds = 0;
+  const auto rows = compareMethods({&a}, {"single", "local-search", "no-such"}, options);
+  const auto text = lines(formatComparison(rows, "text"));
+  ASSERT_GE(text.size(), 6u);
+  for (const char* column : {"workload", "method", "objective", "ratio", "lower bound", "gap",
+                             "seconds", "devices", "status"})
+    EXPECT_NE(text[0].find(column), std::string::npos) << column;
+  // The status column starts at the same place on every row.
+  const std::size_t statusColumn = displayColumn(text[0], "status");
+  EXPECT_EQ(displayColumn(text[1], "feasible") == statusColumn ||
+                displayColumn(text[1], "optimal") == statusColumn,
+            true)
+      << text[1];
+  EXPECT_EQ(displayColumn(text[3], "invalid_input"), statusColumn) << text[3];
+  // No plan: dashes in the number columns, and the reason under the table.
+  EXPECT_NE(text[3].find("\xE2\x80\x94"), std::string::npos);
+  EXPECT_NE(text.back().find("w3.json / no-such: unknown method 'no-such'"), std::string::npos)
+      << text.back();
+}
+
+TEST(Compare, JsonAndCsvCarryEveryRow) {
+  const Workload a = smallWorkload(4);
+  SolveOptions options;
+  options.timeLimitSeconds = 0;
+  const auto rows = compareMethods({&a}, {"single", "no-such"}, options);
+
+  const auto json = nlohmann::json::parse(formatComparison(rows, "json"));
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_EQ(json[0]["method"], "single");
+  EXPECT_DOUBLE_EQ(json[0]["objective"].get<double>(), rows[0].outcome.objective);
+  EXPECT_DOUBLE_EQ(json[0]["ratioToBest"].get<double>(), 1.0);
+  EXPECT_EQ(json[0]["devicesUsed"], 1);
+  EXPECT_TRUE(json[1]["objective"].is_null());
+  EXPECT_EQ(json[1]["status"], "invalid_input");
+
+  const auto csv = lines(formatComparison(rows, "csv"));
+  ASSERT_EQ(csv.size(), 3u);
+  EXPECT_EQ(csv[0].rfind("workload,method,status,objective,", 0), 0u) << csv[0];
+  EXPECT_EQ(csv[1].rfind("w4.json,single,", 0), 0u) << csv[1];
+  EXPECT_NE(csv[2].find(",unknown method 'no-such'"), std::string::npos) << csv[2];
+  EXPECT_EQ(csv[2].rfind("w4.json,no-such,invalid_input,,", 0), 0u) << csv[2];
+}
+
+TEST(Compare, CsvQuotesFieldsWithCommas) {
+  CompareRow row;
+  row.workload = "a,b.json";
+  row.outcome.method = "x";
+  row.outcome.status = SolveStatus::NoSolution;
+  row.outcome.message = "said \"no\", twice";
+  const auto csv = lines(formatComparison({row}, "csv"));
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_EQ(csv[1], "\"a,b.json\",x,no_solution,,,0,,0.000000,0,\"said \"\"no\"\", twice\"");
+}
+
+}  // namespace
+}  // namespace dnnplace

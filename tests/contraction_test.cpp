@@ -1,0 +1,251 @@
+// The DP's preprocessing (DESIGN §4 steps 1–4) and the ideal lattice.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dnnplace/contraction.hpp"
+#include "dnnplace/ideal_lattice.hpp"
+#include "dnnplace/workload.hpp"
+
+namespace dnnplace {
+namespace {
+
+struct Spec {
+  Spec(std::int64_t id, bool backward = false, std::optional<std::int64_t> cls = {}, double fpga = 1,
+       double cpu = 10, double size = 0)
+      : id(id), backward(backward), cls(cls), fpga(fpga), cpu(cpu), size(size) {}
+  std::int64_t id;
+  bool backward;
+  std::optional<std::int64_t> cls;
+  double fpga, cpu, size;
+  bool supported = true;
+};
+
+Workload make(const std::vector<Spec>& specs, const std::vector<RawEdge>& edges,
+              Machine machine = {100, 2, 1}) {
+  std::vector<Node> nodes;
+  for (const auto& s : specs) {
+    Node node;
+    node.id = s.id;
+    node.isBackward = s.backward;
+    node.colorClass = s.cls;
+    node.fpgaLatency = s.fpga;
+    node.cpuLatency = s.cpu;
+    node.size = s.size;
+    node.supportedOnFpga = s.supported;
+    nodes.push_back(node);
+  }
+  std::string error;
+  auto w = buildWorkload("test", machine, nodes, edges, &error);
+  EXPECT_TRUE(w.has_value()) << error;
+  return w ? std::move(*w) : Workload{};
+}
+
+int superOfId(const Workload& w, const ContractedGraph& g, std::int64_t id) {
+  return g.superOf[*w.indexOf(id)];
+}
+
+bool hasEdge(const ContractedGraph& g, int a, int b) {
+  for (int i = g.succStart[a]; i < g.succStart[a + 1]; ++i)
+    if (g.succ[i] == b) return true;
+  return false;
+}
+
+TEST(Contraction, ColorClassBecomesOneSuperNodeWithItsBackwardNodes) {
+  // 1 -> 2 -> 3 forward; 1 and 2 share class 7; backward twins 11 (class 7), 13 (class 9).
+  const Workload w = make({{1, false, 7}, {2, false, 7}, {3, false, 9}, {11, true, 7}, {13, true, 9}},
+                          {{1, 2, 1}, {2, 3, 1}, {3, 13, 2}, {13, 11, 2}});
+  const ContractedGraph g = contractWorkload(w, {});
+  ASSERT_EQ(g.numSuperNodes, 2);
+  EXPECT_EQ(superOfId(w, g, 1), superOfId(w, g, 2));
+  EXPECT_EQ(superOfId(w, g, 1), superOfId(w, g, 11));
+  EXPECT_EQ(superOfId(w, g, 3), superOfId(w, g, 13));
+  const int a = superOfId(w, g, 1), b = superOfId(w, g, 3);
+  EXPECT_TRUE(hasEdge(g, a, b));
+  EXPECT_FALSE(hasEdge(g, b, a));  // backward edges add no forward edge
+  EXPECT_DOUBLE_EQ(g.fpgaLatency[a], 3);
+  EXPECT_DOUBLE_EQ(g.cpuLatency[a], 30);
+  EXPECT_EQ(g.artificialTwins, 0);
+  EXPECT_EQ(g.classesFusedByCycles, 0);
+}
+
+TEST(Contraction, OrphanBackwardNodeGetsMirroredForwardEdges) {
+  // Forward 1 -> 2, twins 12 -> 11; orphan 20 (class 50) between them: 12 -> 20 -> 11.
+  const Workload w = make({{1, false, 1}, {2, false, 2}, {11, true, 1}, {12, true, 2}, {20, true, 50}},
+                          {{1, 2, 1}, {2, 12, 1}, {12, 20, 1}, {20, 11, 1}, {12, 11, 1}});
+  const ContractedGraph g = contractWorkload(w, {});
+  EXPECT_EQ(g.artificialTwins, 1);
+  ASSERT_EQ(g.numSuperNodes, 3);
+  const int one = superOfId(w, g, 1), two = superOfId(w, g, 2), orphan = superOfId(w, g, 20);
+  // Mirror of 12 -> 20 is twin(20) -> twin(12) = orphan -> 2; of 20 -> 11: 1 -> orphan.
+  EXPECT_TRUE(hasEdge(g, orphan, two));
+  EXPECT_TRUE(hasEdge(g, one, orphan));
+  // The edge 12 -> 11 touches no orphan: no mirror 1 -> 2 beyond the real one.
+  EXPECT_TRUE(hasEdge(g, one, two));
+  EXPECT_EQ(g.memberStart[orphan + 1] - g.memberStart[orphan], 1);
+}
+
+TEST(Contraction, CyclesCreatedByClassesAreFused) {
+  // a -> b -> c with a and c in one class: the classes {a,c} and {b} form a cycle.
+  const Workload w = make({{1, false, 5}, {2, false, 6}, {3, false, 5}, {4, false, 8}},
+                          {{1, 2, 1}, {2, 3, 1}, {3, 4, 1}});
+  const ContractedGraph g = contractWorkload(w, {});
+  EXPECT_EQ(g.classesFusedByCycles, 1);
+  ASSERT_EQ(g.numSuperNodes, 2);
+  EXPECT_EQ(superOfId(w, g, 1), superOfId(w, g, 2));
+  EXPECT_EQ(superOfId(w, g, 1), superOfId(w, g, 3));
+  EXPECT_NE(superOfId(w, g, 1), superOfId(w, g, 4));
+}
+
+TEST(Contraction, ZeroWorkLeavesMergeIntoTheirOnlyNeighbour) {
+  // Weight 10 (no work, 8 bytes) feeds layer 2; layer 2 -> layer 3.
+  // Input 11 (no work) feeds both 2 and 3: two neighbours, kept.
+  const Workload w = make({{10, false, {}, 0, 0, 8}, {11, false, {}, 0, 0}, {2, false, {}, 1, 10},
+                           {3, false, {}, 1, 10}},
+                          {{10, 2, 1}, {11, 2, 1}, {11, 3, 1}, {2, 3, 1}});
+  const ContractedGraph g = contractWorkload(w, {});
+  EXPECT_EQ(g.zeroWorkLeavesMerged, 1);
+  EXPECT_DOUBLE_EQ(g.zeroWorkLeafBytes, 8);
+  EXPECT_EQ(superOfId(w, g, 10), superOfId(w, g, 2));
+  EXPECT_NE(superOfId(w, g, 11), superOfId(w, g, 2));
+  EXPECT_EQ(g.numSuperNodes, 3);
+
+  ContractionOptions off;
+  off.mergeZeroWorkLeaves = false;
+  EXPECT_EQ(contractWorkload(w, off).numSuperNodes, 4);
+}
+
+TEST(Contraction, ZeroWorkLeafRuleRespectsBackwardWorkAndEdges) {
+  // Leaf 10 has a backward twin with work: not a zero-work class.
+  const Workload withWork = make({{10, false, 1, 0, 0}, {2, false, 2}, {20, true, 1, 1, 1}, {22, true, 2}},
+                                 {{10, 2, 1}, {2, 22, 1}, {22, 20, 1}});
+  EXPECT_EQ(contractWorkload(withWork, {}).zeroWorkLeavesMerged, 0);
+  // Leaf 10 (no work anywhere) feeds a backward node directly: kept.
+  const Workload feedsBackward = make({{10, false, 1, 0, 0}, {2, false, 2}, {22, true, 2}},
+                                      {{10, 2, 1}, {2, 22, 1}, {10, 22, 1}});
+  EXPECT_EQ(contractWorkload(feedsBackward, {}).zeroWorkLeavesMerged, 0);
+  // A chain of two zero-work nodes hanging off a layer collapses into it.
+  const Workload chain = make({{10, false, {}, 0, 0}, {11, false, {}, 0, 0}, {2, false, {}}},
+                              {{10, 11, 1}, {11, 2, 1}});
+  const ContractedGraph g = contractWorkload(chain, {});
+  EXPECT_EQ(g.zeroWorkLeavesMerged, 2);
+  EXPECT_EQ(g.numSuperNodes, 1);
+}
+
+TEST(Contraction, NumberingIsTopologicalAndHyperedgesCountCommunication) {
+  // Diamond 1 -> {2, 3} -> 4 with costs 1, 2, 4.
+  const Workload w = make({{1, false}, {2, false}, {3, false}, {4, false}},
+                          {{1, 2, 1}, {1, 3, 1}, {2, 4, 2}, {3, 4, 4}});
+  const ContractedGraph g = contractWorkload(w, {});
+  ASSERT_EQ(g.numSuperNodes, 4);
+  for (int s = 0; s < g.numSuperNodes; ++s)
+    for (int i = g.succStart[s]; i < g.succStart[s + 1]; ++i) EXPECT_LT(s, g.succ[i]);
+  // Block {1, 2}: node 1 sends to 3 (outside) -> pays 1; node 2 sends to 4 -> pays 2.
+  const BlockTotals totals = blockTotals(w, g, {superOfId(w, g, 1), superOfId(w, g, 2)});
+  EXPECT_DOUBLE_EQ(totals.communication, 3);
+  EXPECT_DOUBLE_EQ(totals.fpgaLatency, 2);
+  // Same number from the hypergraph.
+  std::vector<char> in(g.numSuperNodes, 0);
+  in[superOfId(w, g, 1)] = in[superOfId(w, g, 2)] = 1;
+  double hyper = 0;
+  for (std::size_t h = 0; h + 1 < g.hyperStart.size(); ++h) {
+    int inside = 0;
+    for (int i = g.hyperStart[h]; i < g.hyperStart[h + 1]; ++i) inside += in[g.hyperNodes[i]];
+    if (inside > 0 && inside < g.hyperStart[h + 1] - g.hyperStart[h]) hyper += g.hyperWeight[h];
+  }
+  EXPECT_DOUBLE_EQ(hyper, 3);
+}
+
+TEST(Contraction, BiconnectedMergeForPipedream) {
+  // Diamond 1 -> {2, 3} -> 4 then 4 -> 5: the diamond is one biconnected
+  // component whose edge sources are 1, 2, 3; the bridge 4 -> 5 has source 4.
+  const Workload w = make({{1, false}, {2, false}, {3, false}, {4, false}, {5, false}},
+                          {{1, 2, 1}, {1, 3, 1}, {2, 4, 1}, {3, 4, 1}, {4, 5, 1}});
+  ContractionOptions options;
+  options.mergeBiconnected = true;
+  const ContractedGraph g = contractWorkload(w, options);
+  EXPECT_EQ(superOfId(w, g, 1), superOfId(w, g, 2));
+  EXPECT_EQ(superOfId(w, g, 1), superOfId(w, g, 3));
+  EXPECT_NE(superOfId(w, g, 1), superOfId(w, g, 4));
+  EXPECT_NE(superOfId(w, g, 4), superOfId(w, g, 5));
+  EXPECT_EQ(g.numSuperNodes, 3);
+}
+
+TEST(IdealLattice, CountsMatchSubsetEnumerationAndLinksAreConsistent) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 11);
+    std::vector<Spec> specs;
+    std::vector<RawEdge> edges;
+    for (int i = 0; i < n; ++i) specs.push_back({i});
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (rng() % 4 == 0) edges.push_back({i, j, 1});
+    const Workload w = make(specs, edges);
+    const ContractedGraph g = contractWorkload(w, {});
+    ASSERT_EQ(g.numSuperNodes, n);
+    // Brute force: every subset closed under predecessors.
+    std::uint64_t expected = 0;
+    for (std::uint32_t mask = 0; mask < (1u << n); ++mask) {
+      bool closed = true;
+      for (const Edge& e : w.edges)
+        if ((mask >> g.superOf[e.dest] & 1) && !(mask >> g.superOf[e.source] & 1)) closed = false;
+      expected += closed;
+    }
+    EXPECT_EQ(countIdeals(g, 0).count, expected);
+    EXPECT_EQ(countIdeals(w, 0).count, expected);
+    IdealLattice lattice;
+    ASSERT_EQ(lattice.build(g, {}), IdealLattice::Status::Complete);
+    ASSERT_EQ(static_cast<std::uint64_t>(lattice.numIdeals()), expected);
+    // Rebuild each ideal's set from its canonical parent (the last link) and
+    // check that every link removes one maximal element.
+    std::vector<std::uint32_t> set(lattice.numIdeals(), 0);
+    std::set<std::uint32_t> distinct{0};
+    for (std::int32_t id = 1; id < lattice.numIdeals(); ++id) {
+      const auto links = lattice.links(id);
+      ASSERT_FALSE(links.empty());
+      set[id] = set[links.back().target] | (1u << links.back().element);
+      distinct.insert(set[id]);
+      EXPECT_LT(links.back().target, id);
+    }
+    EXPECT_EQ(distinct.size(), expected);
+    EXPECT_EQ(set[lattice.fullIdeal()], (1u << n) - 1);
+    for (std::int32_t id = 1; id < lattice.numIdeals(); ++id) {
+      int maximal = 0;
+      for (int v = 0; v < n; ++v) {
+        if (!(set[id] >> v & 1)) continue;
+        bool isMax = true;
+        for (int i = g.succStart[v]; i < g.succStart[v + 1]; ++i)
+          if (set[id] >> g.succ[i] & 1) isMax = false;
+        maximal += isMax;
+      }
+      EXPECT_EQ(static_cast<int>(lattice.links(id).size()), maximal);
+      for (const auto& link : lattice.links(id))
+        EXPECT_EQ(set[link.target], set[id] & ~(1u << link.element));
+    }
+  }
+}
+
+TEST(IdealLattice, CapAndLimitStopEnumeration) {
+  // 12 independent nodes: 4096 ideals.
+  std::vector<Spec> specs;
+  for (int i = 0; i < 12; ++i) specs.push_back({i});
+  const Workload w = make(specs, {});
+  EXPECT_EQ(countIdeals(w, 0).count, 4096u);
+  const IdealCount capped = countIdeals(w, 100);
+  EXPECT_TRUE(capped.exceeded);
+  EXPECT_EQ(capped.count, 100u);
+  EXPECT_FALSE(countIdeals(w, 4096).exceeded);
+  IdealLattice lattice;
+  IdealLattice::Limits limits;
+  limits.maxIdeals = 1000;
+  EXPECT_EQ(lattice.build(contractWorkload(w, {}), limits), IdealLattice::Status::IdealLimit);
+}
+
+}  // namespace
+}  // namespace dnnplace

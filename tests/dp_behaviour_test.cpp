@@ -1,0 +1,150 @@
+// The DP's contract beyond optimality: infeasibility reasons, limits,
+// unsupported options, the latency mode, threads and progress.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "dnnplace/dp.hpp"
+#include "dnnplace/evaluator.hpp"
+#include "dnnplace/generator.hpp"
+#include "dnnplace/solver.hpp"
+#include "test_support.hpp"
+
+namespace dnnplace {
+namespace {
+
+Workload chainWorkload(Machine machine, std::vector<double> sizes, bool unsupportedMiddle = false) {
+  std::vector<Node> nodes;
+  std::vector<RawEdge> edges;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    Node node;
+    node.id = static_cast<std::int64_t>(10 + i);
+    node.fpgaLatency = 1 + static_cast<double>(i);
+    node.cpuLatency = 10;
+    node.size = sizes[i];
+    node.supportedOnFpga = !(unsupportedMiddle && i == sizes.size() / 2);
+    nodes.push_back(node);
+    if (i) edges.push_back({node.id - 1, node.id, 0.5});
+  }
+  std::string error;
+  auto w = buildWorkload("chain", machine, nodes, edges, &error);
+  EXPECT_TRUE(w) << error;
+  return std::move(*w);
+}
+
+TEST(DpBehaviour, InfeasibleClassIsNamedWithSizes) {
+  // Node 11 alone needs 2.1 GB; accelerators hold 1 GB; no CPU.
+  const Workload w = chainWorkload({1e9, 2, 0}, {1e8, 2.1e9, 1e8});
+  const SolveOutcome outcome = solve(w, "dp", SolveOptions{});
+  EXPECT_EQ(outcome.status, SolveStatus::Infeasible);
+  EXPECT_NE(outcome.message.find("node 11"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("2.1 GB"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("1.0 GB"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("maxCPUs is 0"), std::string::npos) << outcome.message;
+}
+
+TEST(DpBehaviour, UnsupportedNodeGoesToCpuOrIsInfeasible) {
+  const Workload noCpu = chainWorkload({1e9, 2, 0}, {1, 1, 1}, true);
+  const SolveOutcome infeasible = solve(noCpu, "dp", SolveOptions{});
+  EXPECT_EQ(infeasible.status, SolveStatus::Infeasible);
+  EXPECT_NE(infeasible.message.find("not supported"), std::string::npos) << infeasible.message;
+
+  const Workload withCpu = chainWorkload({1e9, 2, 1}, {1, 1, 1}, true);
+  const SolveOutcome outcome = solve(withCpu, "dp", SolveOptions{});
+  ASSERT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
+  const NodeIndex middle = *withCpu.indexOf(11);
+  EXPECT_FALSE(outcome.placement->isAccelerator(outcome.placement->deviceOf[middle]));
+}
+
+TEST(DpBehaviour, TooFewDevicesForTheMemoryIsInfeasible) {
+  // Three 0.6 GB nodes, two 1 GB accelerators, no CPU: every class fits, the graph does not.
+  const Workload w = chainWorkload({1e9, 2, 0}, {6e8, 6e8, 6e8});
+  const SolveOutcome outcome = solve(w, "dp", SolveOptions{});
+  EXPECT_EQ(outcome.status, SolveStatus::Infeasible);
+  EXPECT_NE(outcome.message.find("cannot cover the graph"), std::string::npos) << outcome.message;
+}
+
+TEST(DpBehaviour, LimitsGiveNoSolutionWithProgressReport) {
+  GeneratorOptions generator;
+  generator.shape = GraphShape::SeriesParallel;
+  generator.blocks = 2;
+  generator.width = 5;
+  const Workload w = generateWorkload(generator);
+  SolveOptions options;
+  options.maxIdeals = 50;
+  SolveOutcome outcome = solve(w, "dp", options);
+  EXPECT_EQ(outcome.status, SolveStatus::NoSolution);
+  EXPECT_NE(outcome.message.find("--max-ideals 50"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("50 ideals enumerated"), std::string::npos) << outcome.message;
+
+  options.maxIdeals = 0;
+  options.memoryLimitBytes = 20000;
+  outcome = solve(w, "dp", options);
+  EXPECT_EQ(outcome.status, SolveStatus::NoSolution);
+  EXPECT_NE(outcome.message.find("memory limit"), std::string::npos) << outcome.message;
+
+  // An interrupt before the start: the incumbent along one order, or nothing.
+  std::atomic<bool> stop{true};
+  options.memoryLimitBytes = 0;
+  options.interrupt = &stop;
+  outcome = solve(w, "dp", options);
+  EXPECT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::NoSolution);
+  EXPECT_NE(outcome.message.find("interrupted"), std::string::npos) << outcome.message;
+}
+
+TEST(DpBehaviour, DiffMaximaIsRefusedAndLatencyIsThePlansLatency) {
+  const Workload w = chainWorkload({1e9, 2, 1}, {1, 1, 1, 1});
+  SolveOptions options;
+  options.diffMaxima = true;
+  SolveOutcome outcome = solve(w, "dp", options);
+  EXPECT_EQ(outcome.status, SolveStatus::InvalidInput);
+  EXPECT_EQ(outcome.message, "dp does not support --diffmaxima; use milp");
+
+  SolveOptions latency;
+  latency.objective = Objective::Latency;
+  outcome = solve(w, "dp", latency);
+  ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
+  EvaluateOptions evaluateLatency;
+  evaluateLatency.objective = Objective::Latency;
+  EXPECT_DOUBLE_EQ(outcome.objective, evaluate(w, *outcome.placement, evaluateLatency).objective);
+  EXPECT_NE(outcome.message.find("latency of the max-load-optimal"), std::string::npos);
+  // Same plan as the throughput solve.
+  const SolveOutcome throughput = solve(w, "dp", SolveOptions{});
+  EXPECT_EQ(outcome.placement->deviceOf, throughput.placement->deviceOf);
+}
+
+TEST(DpBehaviour, ThreadsDoNotChangeTheAnswerAndProgressIsReported) {
+  GeneratorOptions generator;
+  generator.shape = GraphShape::SeriesParallel;
+  generator.blocks = 3;
+  generator.width = 5;
+  generator.training = true;
+  const Workload w = generateWorkload(generator);
+  SolveOptions one;
+  const SolveOutcome single = solve(w, "dp", one);
+  ASSERT_EQ(single.status, SolveStatus::Optimal) << single.message;
+  SolveOptions two;
+  two.threads = 2;
+  std::vector<std::string> lines;
+  two.progress = [&](const std::string& line) { lines.push_back(line); };
+  const SolveOutcome parallel = solve(w, "dp", two);
+  ASSERT_EQ(parallel.status, SolveStatus::Optimal);
+  EXPECT_DOUBLE_EQ(parallel.objective, single.objective);
+  EXPECT_EQ(parallel.placement->deviceOf, single.placement->deviceOf);
+  ASSERT_FALSE(lines.empty());  // at least the plan along one order
+}
+
+TEST(DpBehaviour, EmptyWorkloadIsTriviallyOptimal) {
+  std::string error;
+  auto w = buildWorkload("empty", {1, 1, 0}, {}, {}, &error);
+  ASSERT_TRUE(w) << error;
+  const SolveOutcome outcome = solve(*w, "dp", SolveOptions{});
+  EXPECT_EQ(outcome.status, SolveStatus::Optimal);
+  EXPECT_EQ(outcome.objective, 0);
+}
+
+}  // namespace
+}  // namespace dnnplace

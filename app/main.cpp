@@ -188,8 +188,9 @@ int runInfo(const InfoArgs& args) {
     if (w.nodes[v].isBackward && !classHasForward[w.classOf[v]]) ++orphans;
   const IdealCount ideals = countIdeals(w, args.maxIdeals);
   std::printf("workload:                 %s\n", w.name.c_str());
-  std::printf("machine:                  %d accelerators of %.6g bytes, %d CPU cores\n",
-              w.machine.maxFpgas, w.machine.maxSizePerFpga, w.machine.maxCpus);
+  std::printf("machine:                  %d accelerators of %.6g bytes, %d CPU core%s\n",
+              w.machine.maxFpgas, w.machine.maxSizePerFpga, w.machine.maxCpus,
+              w.machine.maxCpus == 1 ? "" : "s");
   std::printf("nodes:                    %d (%d forward, %d backward)\n", w.numNodes(),
               w.numNodes() - backward, backward);
   std::printf("edges:                    %zu\n", w.edges.size());

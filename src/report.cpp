@@ -84,7 +84,7 @@ std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome
               fixed(100 * outcome.gap, 2) + "%)";
     text += " on " + std::to_string(accelerators) + " of " +
             std::to_string(workload.machine.maxFpgas) + " accelerators and " +
-            std::to_string(cpus) + " CPU cores";
+            std::to_string(cpus) + (cpus == 1 ? " CPU core" : " CPU cores");
   }
   text += ", " + fixed(outcome.seconds, 3) + " s";
   if (!outcome.message.empty()) text += "\n  " + outcome.message;

@@ -1,0 +1,540 @@
+// The integer programs against brute force on tiny random workloads: every
+// placement of the color classes is enumerated and scored by code written
+// here, independently of src/milp.cpp and src/evaluator.cpp.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dnnplace/generator.hpp"
+#include "dnnplace/milp.hpp"
+#include "dnnplace/solver.hpp"
+#include "test_support.hpp"
+
+namespace dnnplace {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct TinyOptions {
+  int maxForward = 8;
+  int maxClasses = 9;
+  int maxDevices = 4;
+  bool training = true;
+};
+
+/// A random small workload: DAG over forward nodes (in index order), optional
+/// backward twins sharing color classes, occasional merged classes,
+/// unsupported operators and binding memory.
+Workload randomWorkload(std::mt19937_64& rng, const TinyOptions& options) {
+  auto uniform = [&](double lo, double hi) {
+    return std::round(std::uniform_real_distribution<double>(lo, hi)(rng) * 100) / 100;
+  };
+  auto chance = [&](double p) { return std::bernoulli_distribution(p)(rng); };
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (;;) {
+    const int forward = pick(2, options.maxForward);
+    std::vector<Node> nodes;
+    std::vector<RawEdge> edges;
+    std::vector<double> cost;
+    auto addNode = [&](bool backward, std::optional<std::int64_t> cls) {
+      Node node;
+      node.id = 100 + 7 * static_cast<std::int64_t>(nodes.size());
+      node.isBackward = backward;
+      node.fpgaLatency = uniform(0.2, 5);
+      node.cpuLatency = uniform(1, 12);
+      node.size = uniform(1, 10);
+      node.supportedOnFpga = !chance(0.12);
+      node.colorClass = cls;
+      nodes.push_back(node);
+      cost.push_back(chance(0.2) ? 0 : uniform(0, 3));
+    };
+    for (int i = 0; i < forward; ++i) {
+      std::optional<std::int64_t> cls;
+      if (i > 0 && chance(0.15)) cls = 1000 + pick(0, i - 1);  // share with an earlier node
+      if (!cls) cls = 1000 + i;
+      addNode(false, cls);
+    }
+    for (int i = 0; i < forward; ++i)
+      for (int j = i + 1; j < forward; ++j)
+        if (chance(0.35)) edges.push_back({nodes[i].id, nodes[j].id, 0});
+    const bool training = options.training && chance(0.35);
+    if (training) {
+      std::vector<int> twin(forward, -1);
+      for (int i = 0; i < forward; ++i)
+        if (chance(0.7)) {
+          twin[i] = static_cast<int>(nodes.size());
+          addNode(true, nodes[i].colorClass);
+        }
+      if (chance(0.3)) addNode(true, std::nullopt);  // an orphan
+      for (const RawEdge& e : std::vector<RawEdge>(edges)) {
+        const int i = static_cast<int>((e.sourceId - 100) / 7), j = static_cast<int>((e.destId - 100) / 7);
+        if (twin[i] >= 0 && twin[j] >= 0) edges.push_back({nodes[twin[j]].id, nodes[twin[i]].id, 0});
+      }
+      for (int i = 0; i < forward; ++i)
+        if (twin[i] >= 0 && chance(0.5)) edges.push_back({nodes[i].id, nodes[twin[i]].id, 0});
+      if (nodes.back().colorClass == std::nullopt && forward > 0)
+        edges.push_back({nodes[forward - 1].id, nodes.back().id, 0});
+    }
+    for (auto& e : edges) e.cost = cost[(e.sourceId - 100) / 7];
+    Machine machine;
+    machine.maxFpgas = pick(1, std::min(3, options.maxDevices));
+    machine.maxCpus = pick(0, options.maxDevices - machine.maxFpgas);
+    double total = 0;
+    for (const auto& node : nodes) total += node.size;
+    machine.maxSizePerFpga = chance(0.5) ? 1e9 : uniform(total / 3, total);
+    std::string error;
+    auto w = buildWorkload("tiny", machine, nodes, edges, &error);
+    if (!w) {
+      ADD_FAILURE() << "generator produced an invalid workload: " << error;
+      continue;
+    }
+    if (w->numClasses <= options.maxClasses) return std::move(*w);
+  }
+}
+
+/// Calls f(deviceOfClass) for every assignment of classes to `devices`.
+template <typename F>
+void forEachAssignment(int classes, int devices, F&& f) {
+  std::vector<int> device(classes, 0);
+  for (;;) {
+    f(device);
+    int c = 0;
+    while (c < classes && ++device[c] == devices) device[c++] = 0;
+    if (c == classes) return;
+  }
+}
+
+/// Class sizes/support/memory check shared by both brute forces.
+bool respectsMachine(const Workload& w, const std::vector<int>& deviceOfClass, int accelerators) {
+  std::vector<double> memory(accelerators, 0);
+  for (NodeIndex v = 0; v < w.numNodes(); ++v) {
+    const int d = deviceOfClass[w.classOf[v]];
+    if (d >= accelerators) continue;
+    if (!w.nodes[v].supportedOnFpga) return false;
+    memory[d] += w.nodes[v].size;
+  }
+  for (double m : memory)
+    if (m > w.machine.maxSizePerFpga) return false;
+  return true;
+}
+
+/// reaches[u][v]: a path of forward edges leads from u to v (u ≠ v).
+std::vector<std::vector<char>> forwardClosure(const Workload& w) {
+  const int n = w.numNodes();
+  std::vector<std::vector<char>> reaches(n, std::vector<char>(n, 0));
+  for (const Edge& e : w.edges)
+    if (!w.nodes[e.source].isBackward && !w.nodes[e.dest].isBackward)
+      reaches[e.source][e.dest] = 1;
+  for (int m = 0; m < n; ++m)
+    for (int u = 0; u < n; ++u)
+      if (reaches[u][m])
+        for (int v = 0; v < n; ++v)
+          if (reaches[m][v]) reaches[u][v] = 1;
+  return reaches;
+}
+
+struct ThroughputTruth {
+  double none = kInf, convex = kInf;
+};
+
+/// Brute-force optimum over all placements and over convex ones.
+ThroughputTruth bruteForceThroughput(const Workload& w, bool diffMaxima) {
+  const int k = w.machine.maxFpgas, devices = k + w.machine.maxCpus;
+  const auto reaches = forwardClosure(w);
+  ThroughputTruth truth;
+  std::vector<int> deviceOf(w.numNodes());
+  forEachAssignment(w.numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
+    if (!respectsMachine(w, deviceOfClass, k)) return;
+    for (NodeIndex v = 0; v < w.numNodes(); ++v) deviceOf[v] = deviceOfClass[w.classOf[v]];
+    std::vector<double> fw(devices, 0), bw(devices, 0);
+    for (NodeIndex v = 0; v < w.numNodes(); ++v) {
+      const int d = deviceOf[v];
+      (w.nodes[v].isBackward ? bw : fw)[d] += d < k ? w.nodes[v].fpgaLatency : w.nodes[v].cpuLatency;
+    }
+    for (int a = 0; a < k; ++a)
+      for (NodeIndex u = 0; u < w.numNodes(); ++u) {
+        bool crosses = false;
+        for (const Edge& e : w.edges)
+          if (e.source == u && ((deviceOf[u] == a) != (deviceOf[e.dest] == a))) crosses = true;
+        if (crosses) (w.nodes[u].isBackward ? bw : fw)[a] += w.outCost[u];
+      }
+    double value = 0, maxFw = 0, maxBw = 0;
+    for (int d = 0; d < devices; ++d) {
+      value = std::max(value, fw[d] + bw[d]);
+      maxFw = std::max(maxFw, fw[d]);
+      maxBw = std::max(maxBw, bw[d]);
+    }
+    if (diffMaxima) value = maxFw + maxBw;
+    truth.none = std::min(truth.none, value);
+    if (value >= truth.convex) return;
+    // Convex: no forward nodes u, w on one device and m elsewhere with u ⇝ m ⇝ w.
+    for (NodeIndex u = 0; u < w.numNodes(); ++u)
+      for (NodeIndex m = 0; m < w.numNodes(); ++m) {
+        if (!reaches[u][m] || deviceOf[m] == deviceOf[u]) continue;
+        for (NodeIndex x = 0; x < w.numNodes(); ++x)
+          if (reaches[m][x] && deviceOf[x] == deviceOf[u]) return;
+      }
+    truth.convex = value;
+  });
+  return truth;
+}
+
+/// Latency of a placement (device per node; ≥ k means CPU), or ∞ when some
+/// accelerator needs more than q pieces or pieces wait on each other in a cycle.
+double bruteLatency(const Workload& w, const std::vector<int>& deviceOf, int k, int q) {
+  const int n = w.numNodes();
+  // runs[a][v]: the most maximal stretches on accelerator a along a path ending at v,
+  // by memoized recursion over predecessors.
+  std::vector<std::vector<int>> runs(k, std::vector<int>(n, -1));
+  std::function<int(int, NodeIndex)> count = [&](int a, NodeIndex v) -> int {
+    if (runs[a][v] >= 0) return runs[a][v];
+    const bool in = deviceOf[v] == a;
+    int best = in ? 1 : 0;
+    for (const Edge& e : w.edges) {
+      if (e.dest != v) continue;
+      const int r = count(a, e.source);
+      best = std::max(best, in && deviceOf[e.source] != a ? r + 1 : r);
+    }
+    return runs[a][v] = best;
+  };
+  // Task id per node: (accelerator, piece) or the node alone on a CPU.
+  std::map<std::pair<int, int>, int> taskOfPiece;
+  std::vector<int> task(n);
+  int tasks = 0;
+  for (NodeIndex v = 0; v < n; ++v) {
+    if (deviceOf[v] >= k) {
+      task[v] = tasks++;
+      continue;
+    }
+    const int piece = count(deviceOf[v], v);
+    if (piece > q) return kInf;
+    auto [it, fresh] = taskOfPiece.emplace(std::pair{deviceOf[v], piece}, tasks);
+    if (fresh) ++tasks;
+    task[v] = it->second;
+  }
+  std::vector<double> duration(tasks, 0);
+  std::vector<std::set<int>> preds(tasks);
+  for (NodeIndex v = 0; v < n; ++v)
+    duration[task[v]] += deviceOf[v] < k ? w.nodes[v].fpgaLatency : w.nodes[v].cpuLatency;
+  std::vector<std::set<NodeIndex>> paid(tasks);
+  for (const Edge& e : w.edges) {
+    const int tu = task[e.source], tx = task[e.dest];
+    if (tu == tx) continue;
+    preds[tx].insert(tu);
+    if (deviceOf[e.source] < k && paid[tu].insert(e.source).second) duration[tu] += w.outCost[e.source];
+    if (deviceOf[e.dest] < k && paid[tx].insert(e.source).second) duration[tx] += w.outCost[e.source];
+  }
+  for (const auto& [key, t] : taskOfPiece) {
+    auto previous = taskOfPiece.find({key.first, key.second - 1});
+    if (previous != taskOfPiece.end()) preds[t].insert(previous->second);
+  }
+  // Acyclic? Repeatedly remove tasks without remaining predecessors.
+  std::vector<char> removed(tasks, 0);
+  for (int round = 0; round < tasks; ++round)
+    for (int t = 0; t < tasks; ++t) {
+      if (removed[t]) continue;
+      bool free = true;
+      for (int s : preds[t]) free &= removed[s] != 0;
+      if (free) removed[t] = 1;
+    }
+  if (std::count(removed.begin(), removed.end(), 0) > 0) return kInf;
+  std::vector<double> finish(tasks, 0);
+  for (int round = 0; round <= tasks; ++round)
+    for (int t = 0; t < tasks; ++t) {
+      double start = 0;
+      for (int s : preds[t]) start = std::max(start, finish[s]);
+      finish[t] = start + duration[t];
+    }
+  return *std::max_element(finish.begin(), finish.end());
+}
+
+double bruteForceLatency(const Workload& w, int q) {
+  const int k = w.machine.maxFpgas;
+  const int devices = k + (w.machine.maxCpus > 0 ? 1 : 0);
+  double best = kInf;
+  std::vector<int> deviceOf(w.numNodes());
+  forEachAssignment(w.numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
+    if (!respectsMachine(w, deviceOfClass, k)) return;
+    for (NodeIndex v = 0; v < w.numNodes(); ++v) deviceOf[v] = deviceOfClass[w.classOf[v]];
+    best = std::min(best, bruteLatency(w, deviceOf, k, q));
+  });
+  return best;
+}
+
+SolveOptions exactOptions() {
+  SolveOptions options;
+  options.timeLimitSeconds = 30;
+  options.relativeGap = 1e-9;
+  return options;
+}
+
+/// The outcome matches the brute-force optimum (∞: infeasible).
+void expectMatches(const SolveOutcome& outcome, double truth, const std::string& what) {
+  if (truth == kInf) {
+    EXPECT_EQ(outcome.status, SolveStatus::Infeasible) << what << ": " << outcome.message;
+    return;
+  }
+  ASSERT_EQ(outcome.status, SolveStatus::Optimal) << what << ": " << outcome.message;
+  EXPECT_TRUE(sameObjective(outcome.objective, truth))
+      << what << ": milp " << outcome.objective << ", brute force " << truth << "; "
+      << outcome.message;
+  EXPECT_LE(outcome.lowerBound, outcome.objective * (1 + 1e-9)) << what;
+  EXPECT_GE(outcome.lowerBound, truth * (1 - 1e-6)) << what << ": optimal but bound is loose";
+}
+
+TEST(MilpThroughput, MatchesBruteForceOverAllAndConvexPlacements) {
+  std::mt19937_64 rng(20260101);
+  int infeasible = 0, convexStricter = 0;
+  for (int instance = 0; instance < 150; ++instance) {
+    const Workload w = randomWorkload(rng, TinyOptions{});
+    const ThroughputTruth truth = bruteForceThroughput(w, false);
+    SolveOptions options = exactOptions();
+    const std::string label = "instance " + std::to_string(instance);
+    const SolveOutcome none = solve(w, "milp", options);
+    expectMatches(none, truth.none, label + " (none)");
+    options.contiguity = Contiguity::Convex;
+    const SolveOutcome convex = solve(w, "milp", options);
+    expectMatches(convex, truth.convex, label + " (convex)");
+    if (truth.none == kInf) ++infeasible;
+    if (truth.convex > truth.none * (1 + 1e-9) && truth.convex < kInf) ++convexStricter;
+  }
+  // The instances must exercise the interesting cases, or the test proves little.
+  EXPECT_GT(infeasible, 0);
+  EXPECT_GT(convexStricter, 0);
+}
+
+TEST(MilpThroughput, DiffMaximaMatchesBruteForce) {
+  std::mt19937_64 rng(777);
+  TinyOptions tiny;
+  tiny.maxForward = 6;
+  for (int instance = 0; instance < 60; ++instance) {
+    const Workload w = randomWorkload(rng, tiny);
+    SolveOptions options = exactOptions();
+    options.diffMaxima = true;
+    expectMatches(solve(w, "milp", options), bruteForceThroughput(w, true).none,
+                  "instance " + std::to_string(instance));
+  }
+}
+
+TEST(MilpLatency, MatchesBruteForceForOneAndTwoSubgraphs) {
+  std::mt19937_64 rng(4242);
+  TinyOptions tiny;
+  tiny.maxForward = 6;
+  tiny.maxClasses = 7;
+  tiny.training = false;
+  int twoHelps = 0;
+  for (int instance = 0; instance < 90; ++instance) {
+    const Workload w = randomWorkload(rng, tiny);
+    const double one = bruteForceLatency(w, 1), two = bruteForceLatency(w, 2);
+    SolveOptions options = exactOptions();
+    options.objective = Objective::Latency;
+    const std::string label = "instance " + std::to_string(instance);
+    expectMatches(solve(w, "milp", options), one, label + " (q=1)");
+    options.q = 2;
+    expectMatches(solve(w, "milp", options), two, label + " (q=2)");
+    if (two < one * (1 - 1e-9)) ++twoHelps;
+  }
+  EXPECT_GT(twoHelps, 0) << "no instance where a second subgraph helps";
+}
+
+// Hand-checked: a → b → c with b only on the CPU, one accelerator. Keeping a
+// and c together needs two subgraphs (a, then c after b returns).
+TEST(MilpLatency, HandCheckedReentry) {
+  const Workload w = testing::parseOrDie(R"({
+    "maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1,
+    "nodes": [
+      {"id": 1, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false},
+      {"id": 2, "supportedOnFpga": false, "cpuLatency": 2,  "fpgaLatency": 1, "isBackwardNode": false},
+      {"id": 3, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false}],
+    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}, {"sourceId": 2, "destId": 3, "cost": 0.25}]})");
+  SolveOptions options = exactOptions();
+  options.objective = Objective::Latency;
+  // q = 1: {1} on the accelerator: 1 + 0.5 (out), then CPU 2, then 3 on CPU: 1.5+2+10 = 13.5;
+  // or everything on CPU: 22; or {3} on the accelerator: 10 + 2 + (0.25 + 1) = 13.25.
+  SolveOutcome one = solve(w, "milp", options);
+  ASSERT_EQ(one.status, SolveStatus::Optimal) << one.message;
+  EXPECT_DOUBLE_EQ(one.objective, 13.25);
+  // q = 2: {1} then {3}: 1.5, CPU 2 until 3.5, then 0.25 + 1 → 4.75.
+  options.q = 2;
+  SolveOutcome two = solve(w, "milp", options);
+  ASSERT_EQ(two.status, SolveStatus::Optimal) << two.message;
+  EXPECT_DOUBLE_EQ(two.objective, 4.75);
+}
+
+// Hand-checked: two independent chains x→y (y on CPU, slow) and z alone.
+// With q = 2 the evaluator runs z with x in the first piece; the model must
+// not pretend z can run after y to save nothing — and must not claim z runs
+// before x finishes separately. Latency: x,z in piece 1 (1+1+out 0.5) = 2.5,
+// y on CPU 5 → 7.5.
+TEST(MilpLatency, HandCheckedIndependentNodesShareAPiece) {
+  const Workload w = testing::parseOrDie(R"({
+    "maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1,
+    "nodes": [
+      {"id": 1, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false},
+      {"id": 2, "supportedOnFpga": false, "cpuLatency": 5,  "fpgaLatency": 1, "isBackwardNode": false},
+      {"id": 3, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false}],
+    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}]})");
+  SolveOptions options = exactOptions();
+  options.objective = Objective::Latency;
+  options.q = 2;
+  SolveOutcome outcome = solve(w, "milp", options);
+  ASSERT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
+  EXPECT_DOUBLE_EQ(outcome.objective, 7.5);
+}
+
+TEST(MilpThroughput, NoWorseThanDpAndConvexBetweenNoneAndDp) {
+  std::mt19937_64 rng(99);
+  int compared = 0;
+  for (int instance = 0; instance < 40; ++instance) {
+    const Workload w = randomWorkload(rng, TinyOptions{});
+    SolveOptions options = exactOptions();
+    const SolveOutcome dp = solve(w, "dp", options);
+    if (dp.status != SolveStatus::Optimal) continue;
+    ++compared;
+    const SolveOutcome none = solve(w, "milp", options);
+    options.contiguity = Contiguity::Convex;
+    const SolveOutcome convex = solve(w, "milp", options);
+    ASSERT_EQ(none.status, SolveStatus::Optimal) << none.message;
+    ASSERT_EQ(convex.status, SolveStatus::Optimal) << convex.message;
+    EXPECT_LE(none.objective, convex.objective * (1 + 1e-9));
+    EXPECT_LE(convex.objective, dp.objective * (1 + 1e-9));
+  }
+  if (compared == 0) GTEST_SKIP() << "the dp method returned no optimum on any instance "
+                                     "(not implemented yet?)";
+}
+
+TEST(MilpLatency, NoWorseThanDpAndGreedyPlans) {
+  std::mt19937_64 rng(123);
+  TinyOptions tiny;
+  tiny.training = false;
+  int compared = 0;
+  for (int instance = 0; instance < 30; ++instance) {
+    const Workload w = randomWorkload(rng, tiny);
+    SolveOptions options = exactOptions();
+    options.objective = Objective::Latency;
+    const SolveOutcome milp = solve(w, "milp", options);
+    for (const char* method : {"dp", "greedy"}) {
+      const SolveOutcome other = solve(w, method, options);
+      if (other.status != SolveStatus::Optimal && other.status != SolveStatus::Feasible) continue;
+      ++compared;
+      ASSERT_EQ(milp.status, SolveStatus::Optimal) << milp.message;
+      EXPECT_LE(milp.objective, other.objective * (1 + 1e-9)) << method;
+    }
+  }
+  if (compared == 0) GTEST_SKIP() << "neither dp nor greedy produced a latency plan yet";
+}
+
+Workload mediumWorkload() {
+  GeneratorOptions generator;
+  generator.shape = GraphShape::Transformer;
+  generator.blocks = 6;
+  generator.width = 4;
+  generator.accelerators = 4;
+  generator.cpus = 1;
+  return generateWorkload(generator);
+}
+
+TEST(MilpOptions, TimeLimitReturnsAPlanWithAnHonestBound) {
+  const Workload w = mediumWorkload();
+  SolveOptions options;
+  options.timeLimitSeconds = 2;
+  const SolveOutcome outcome = solve(w, "milp", options);
+  ASSERT_TRUE(outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible)
+      << statusName(outcome.status) << ": " << outcome.message;
+  EXPECT_LE(outcome.lowerBound, outcome.objective);
+  EXPECT_GE(outcome.lowerBound, trivialThroughputLowerBound(w) * (1 - 1e-9));
+  EXPECT_LT(outcome.seconds, 15);
+}
+
+TEST(MilpOptions, InterruptReturnsTheIncumbent) {
+  const Workload w = mediumWorkload();
+  SolveOptions options;
+  options.timeLimitSeconds = 120;
+  options.relativeGap = 0;
+  std::atomic<bool> interrupt{false};
+  options.interrupt = &interrupt;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    interrupt = true;
+  });
+  const SolveOutcome outcome = solve(w, "milp", options);
+  stopper.join();
+  ASSERT_TRUE(outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible)
+      << statusName(outcome.status) << ": " << outcome.message;
+  EXPECT_LT(outcome.seconds, 60);
+  EXPECT_LE(outcome.lowerBound, outcome.objective);
+}
+
+TEST(MilpOptions, WritesParseableLpAndMpsModels) {
+  GeneratorOptions generator;
+  generator.blocks = 4;
+  generator.accelerators = 2;
+  const Workload w = generateWorkload(generator);
+  for (bool latency : {false, true}) {
+    std::optional<MilpModelSize> sizes[2];
+    int index = 0;
+    for (const char* suffix : {".lp", ".mps"}) {
+      const auto path = testing::tempPath(suffix);
+      SolveOptions options = exactOptions();
+      if (latency) {
+        options.objective = Objective::Latency;
+        options.q = 2;
+      }
+      options.writeModelPath = path.string();
+      options.timeLimitSeconds = 2;
+      const SolveOutcome outcome = solve(w, "milp", options);
+      ASSERT_TRUE(outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible)
+          << outcome.message;
+      std::string error;
+      sizes[index] = readMilpModel(path.string(), &error);
+      ASSERT_TRUE(sizes[index]) << error;
+      EXPECT_GT(sizes[index]->integers, 0);
+      // The message states the model size; the file must hold that model.
+      EXPECT_NE(outcome.message.find(std::to_string(sizes[index]->rows) + " rows, " +
+                                     std::to_string(sizes[index]->columns) + " columns"),
+                std::string::npos)
+          << outcome.message;
+      std::filesystem::remove(path);
+      ++index;
+    }
+    EXPECT_EQ(sizes[0]->rows, sizes[1]->rows);
+    EXPECT_EQ(sizes[0]->columns, sizes[1]->columns);
+    EXPECT_EQ(sizes[0]->integers, sizes[1]->integers);
+  }
+}
+
+TEST(MilpOptions, RejectsAnUnknownModelExtension) {
+  std::mt19937_64 rng(6);
+  const Workload w = randomWorkload(rng, TinyOptions{});
+  SolveOptions options = exactOptions();
+  options.writeModelPath = testing::tempPath(".txt").string();
+  const SolveOutcome outcome = solve(w, "milp", options);
+  EXPECT_EQ(outcome.status, SolveStatus::InvalidInput);
+  EXPECT_NE(outcome.message.find(".lp or .mps"), std::string::npos) << outcome.message;
+}
+
+TEST(MilpOptions, ExplainsAnInfeasibleMachine) {
+  const Workload w = testing::parseOrDie(R"({
+    "maxSizePerFPGA": 10, "maxFPGAs": 2, "maxCPUs": 0,
+    "nodes": [{"id": 7, "supportedOnFpga": true, "cpuLatency": 1, "fpgaLatency": 1,
+               "isBackwardNode": false, "size": 20}],
+    "edges": []})");
+  const SolveOutcome outcome = solve(w, "milp", exactOptions());
+  EXPECT_EQ(outcome.status, SolveStatus::Infeasible);
+  EXPECT_NE(outcome.message.find("node 7 needs 20 bytes"), std::string::npos) << outcome.message;
+}
+
+}  // namespace
+}  // namespace dnnplace

@@ -411,8 +411,7 @@ TEST(MilpThroughput, NoWorseThanDpAndConvexBetweenNoneAndDp) {
     EXPECT_LE(none.objective, convex.objective * (1 + 1e-9));
     EXPECT_LE(convex.objective, dp.objective * (1 + 1e-9));
   }
-  if (compared == 0) GTEST_SKIP() << "the dp method returned no optimum on any instance "
-                                     "(not implemented yet?)";
+  EXPECT_GE(compared, 10) << "the dp method returned an optimum on too few instances";
 }
 
 TEST(MilpLatency, NoWorseThanDpAndGreedyPlans) {
@@ -433,7 +432,7 @@ TEST(MilpLatency, NoWorseThanDpAndGreedyPlans) {
       EXPECT_LE(milp.objective, other.objective * (1 + 1e-9)) << method;
     }
   }
-  if (compared == 0) GTEST_SKIP() << "neither dp nor greedy produced a latency plan yet";
+  EXPECT_GE(compared, 10) << "dp and greedy produced too few latency plans to compare with";
 }
 
 Workload mediumWorkload() {

@@ -17,6 +17,8 @@
 //   the walk stops as soon as compute + unavoidable communication, memory,
 //   or the rest of the graph rule a block and all its supersets out;
 // * a sub-ideal's record is read only when one of its states can matter;
+// * those per-state tests are precomputed per ideal as linear thresholds on
+//   the block's own sums (no divisions, no sub-ideal sums in the inner loop);
 // * ideals of one level are independent: `threads` share each level.
 
 #include "dnnplace/dp.hpp"
@@ -86,7 +88,9 @@ enum class DpRun { Complete, TimeLimit, Interrupted };
 /// keeping the totals of the block D = I ∖ J up to date one super-node at a
 /// time. Blocks whose compute or memory alone rules them out are not
 /// expanded: compute, memory and unsupported nodes only grow with D.
-class BlockWalker {
+// Aligned to a cache line: each thread has one, and they sit side by side
+// in a vector while their running sums change on every block.
+class alignas(64) BlockWalker {
  public:
   BlockWalker(const ContractedGraph& graph, const IdealLattice& lattice, double memoryPerAccelerator,
               bool acceleratorsExist, bool cpusExist)
@@ -303,7 +307,9 @@ class LatticeDp {
     std::vector<BlockWalker> walkers;
     for (int t = 0; t < threads; ++t)
       walkers.emplace_back(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0);
-    std::vector<DpStats> threadStats(threads);
+    // One cache line per thread: blocksVisited changes on every block.
+    struct alignas(64) ThreadStats : DpStats {};
+    std::vector<ThreadStats> threadStats(threads);
     std::vector<Scratch> scratch(threads);
     computeWork();
     auto lastReport = Clock::now();
@@ -312,7 +318,10 @@ class LatticeDp {
     for (int level = 1; level < lattice_.numLevels(); ++level) {
       const std::int32_t begin = lattice_.levelBegin(level), end = lattice_.levelBegin(level + 1);
       const std::int32_t chunk = 4;  // ideals differ a lot in cost: hand them out finely
-      if (threads == 1 || end - begin < 2 * chunk) {
+      // Starting threads and waiting for the slowest one cost more than a
+      // small level's work (and much more when the machine is busy).
+      constexpr std::int32_t kMinIdealsToShare = 64;
+      if (threads == 1 || end - begin < kMinIdealsToShare) {
         for (std::int32_t ideal = begin; ideal < end; ++ideal) {
           relax(ideal, walkers[0], scratch[0], &threadStats[0]);
           if ((ideal & 255) == 0) {
@@ -473,6 +482,41 @@ class LatticeDp {
 
   static constexpr double kMargin = 1 - 1e-9;  // bounds are sums in another order: allow rounding
 
+  /// "workBound(w, a, c) · kMargin < cut" as at most two linear tests on the
+  /// Work sums, so the walk checks a state with a few multiply-adds instead
+  /// of divisions: first·w < firstLimit, second·w < secondLimit, and (when
+  /// noForced) no super-node that must go to a CPU. Rounding differs from
+  /// workBound by a few ulps, far inside kMargin.
+  struct LinearBound {
+    double fit = 0, forced = 0, cpu = 0, firstLimit = kInfinity;
+    double secondFit = 0, secondForced = 0, secondLimit = kInfinity;
+    bool noForced = false;
+    bool never = false;  ///< no devices: only the empty set passes (handled by the caller)
+  };
+  LinearBound linearBound(int a, int c) const {
+    LinearBound b;
+    const double limit = cut_ / kMargin;
+    if (a + c == 0) {
+      b.never = true;
+    } else if (c == 0) {
+      b.noForced = true;
+      b.fit = 1;
+      b.firstLimit = a * limit;
+    } else if (a == 0) {
+      b.cpu = 1;
+      b.firstLimit = c * limit;
+    } else {
+      b.forced = 1;
+      b.firstLimit = c * limit;
+      if (std::isfinite(ratio_)) {
+        b.secondFit = 1;
+        b.secondForced = ratio_;
+        b.secondLimit = (a + ratio_ * c) * limit;
+      }
+    }
+    return b;
+  }
+
   /// Whether the rest of the graph (outside the ideal) fits the devices that
   /// state s leaves. Monotone: false for an ideal stays false for its sub-ideals.
   bool futureAlive(std::int32_t ideal, int s) const {
@@ -499,8 +543,76 @@ class LatticeDp {
            futureAlive(ideal, s);
   }
 
-  struct Scratch {
+  /// For one live state s of the ideal I and the state s' = s minus the
+  /// block's device, tests on the block D's own sums (the walker's):
+  /// "the rest of the graph, outside I ∖ D, fits the devices s' leaves"
+  /// (future: holds for small D only) and "I ∖ D can fit s' below the cut"
+  /// (prefix: holds for large D only). Same meaning as futureAlive/prefixAlive.
+  struct StateTest {
+    int state;
+    // future: coefficients · D < limit (the rest's own part is moved into the limits)
+    double fFit, fForced, fCpu, fLimit, fSecondFit, fSecondForced, fSecondLimit;
+    int fMaxNot;  ///< D may hold at most this many CPU-only super-nodes (-1: the state is dead)
+    bool fAlways;  ///< no test (no devices left: cannot happen below the full ideal; kept conservative)
+    // prefix: coefficients · D > limit
+    double pFit, pForced, pCpu, pLimit, pSecondFit, pSecondForced, pSecondLimit;
+    int pNeedNot;  ///< D must hold exactly this many CPU-only super-nodes (-1: any)
+    bool pNever;   ///< s' has no devices: only the empty sub-ideal (tested by id)
+
+    bool future(double fit, double forced, double cpu, int notOnAccelerator) const {
+      if (fAlways) return true;
+      return notOnAccelerator <= fMaxNot && fFit * fit + fForced * forced + fCpu * cpu < fLimit &&
+             fSecondFit * fit + fSecondForced * forced < fSecondLimit;
+    }
+    bool prefix(double fit, double forced, double cpu, int notOnAccelerator) const {
+      if (pNever) return false;
+      return (pNeedNot < 0 || notOnAccelerator == pNeedNot) &&
+             pFit * fit + pForced * forced + pCpu * cpu > pLimit &&
+             pSecondFit * fit + pSecondForced * forced > pSecondLimit;
+    }
+  };
+
+  /// The tests for live state s of an ideal with work `whole`, when the block takes device `step` (1 or the accelerator step).
+  StateTest stateTest(int s, int step, const Work& whole) const {
+    StateTest t{};
+    t.state = s;
+    const int sub = s - step;
+    const Work all = workOf(lattice_.fullIdeal());
+    // The rest outside I: all − I (clamped at 0 like futureAlive); rest of J = that + D.
+    const double restFit = std::max(0.0, all.acceleratorFit - whole.acceleratorFit);
+    const double restForced = std::max(0.0, all.forcedCpu - whole.forcedCpu);
+    const double restCpu = std::max(0.0, all.cpu - whole.cpu);
+    const int restNot = all.notOnAccelerator - whole.notOnAccelerator;
+    const LinearBound future = linearBound(states_.accelerators - states_.acceleratorsOf(sub),
+                                           states_.cpus - states_.cpusOf(sub));
+    t.fAlways = future.never;
+    t.fFit = future.fit;
+    t.fForced = future.forced;
+    t.fCpu = future.cpu;
+    t.fLimit = future.firstLimit - (future.fit * restFit + future.forced * restForced + future.cpu * restCpu);
+    t.fSecondFit = future.secondFit;
+    t.fSecondForced = future.secondForced;
+    t.fSecondLimit = future.secondLimit - (future.secondFit * restFit + future.secondForced * restForced);
+    t.fMaxNot = future.noForced ? (restNot > 0 ? -1 : 0) : std::numeric_limits<int>::max();
+    // J = I − D: coefficient·(I − D) < limit  ⇔  coefficient·D > coefficient·I − limit.
+    const LinearBound prefix = linearBound(states_.acceleratorsOf(sub), states_.cpusOf(sub));
+    t.pNever = prefix.never;
+    t.pFit = prefix.fit;
+    t.pForced = prefix.forced;
+    t.pCpu = prefix.cpu;
+    t.pLimit = prefix.fit * whole.acceleratorFit + prefix.forced * whole.forcedCpu + prefix.cpu * whole.cpu -
+               prefix.firstLimit;
+    t.pSecondFit = prefix.secondFit;
+    t.pSecondForced = prefix.secondForced;
+    t.pSecondLimit = prefix.secondFit * whole.acceleratorFit + prefix.secondForced * whole.forcedCpu -
+                     prefix.secondLimit;
+    t.pNeedNot = prefix.noForced ? whole.notOnAccelerator : -1;
+    return t;
+  }
+
+  struct alignas(64) Scratch {
     std::vector<int> acceleratorStates, cpuStates;  ///< live states using ≥ 1 of that device
+    std::vector<StateTest> acceleratorTests, cpuTests;
   };
 
   void relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
@@ -540,38 +652,50 @@ class LatticeDp {
     // The sub-ideal's Work is the ideal's minus the block's: no need to read
     // its record (a cache miss) unless it can matter.
     const Work whole = workOf(ideal);
-    auto subWork = [&] {
-      Work w;
-      w.acceleratorFit = whole.acceleratorFit - walker.fitAccelerator;
-      w.forcedCpu = whole.forcedCpu - walker.forcedCpu;
-      w.cpu = whole.cpu - walker.cpu;
-      w.notOnAccelerator = whole.notOnAccelerator - walker.notOnAccelerator;
-      return w;
-    };
+    // (The tests below work on the block's sums: the sub-ideal's Work is
+    // the ideal's minus the block's.)
     // Per state: the block must still be able to beat that state's best
     // (accelerator: compute + unavoidable communication) while the rest of
     // the graph fits the devices it leaves. Both only worsen as D grows.
+    scratch.acceleratorTests.clear();
+    scratch.cpuTests.clear();
+    for (int s : scratch.acceleratorStates) scratch.acceleratorTests.push_back(stateTest(s, step, whole));
+    for (int s : scratch.cpuStates) scratch.cpuTests.push_back(stateTest(s, 1, whole));
     auto usable = [&](std::int32_t) {
-      const Work sub = subWork();
-      const bool fits = walker.acceleratorFits();
-      const double acceleratorFloor = walker.fpga + walker.committed;
-      for (int s : scratch.acceleratorStates)
-        if (fits && acceleratorFloor < best[s] && futureAlive(sub, s - step)) return true;
-      for (int s : scratch.cpuStates)
-        if (walker.cpu < best[s] && futureAlive(sub, s - 1)) return true;
+      const double fit = walker.fitAccelerator, forced = walker.forcedCpu, cpu = walker.cpu;
+      const int notOn = walker.notOnAccelerator;
+      if (walker.acceleratorFits()) {
+        const double acceleratorFloor = walker.fpga + walker.committed;
+        for (const StateTest& t : scratch.acceleratorTests)
+          if (acceleratorFloor < best[t.state] && t.future(fit, forced, cpu, notOn)) return true;
+      }
+      for (const StateTest& t : scratch.cpuTests)
+        if (cpu < best[t.state] && t.future(fit, forced, cpu, notOn)) return true;
       return false;
     };
     walker.walk(
         ideal, thresholds, usable,
         [&](std::int32_t sub, const std::vector<std::int32_t>&) {
           // States the sub-ideal's own work rules out hold the cut: skip them.
-          const Work subW = subWork();
           // (The empty sub-ideal is tested by id: its Work here is a difference
           // of sums, zero only up to rounding.)
-          bool anyAlive = sub == lattice_.emptyIdeal();
-          for (int s : scratch.acceleratorStates) anyAlive = anyAlive || prefixAlive(subW, s - step);
-          for (int s : scratch.cpuStates) anyAlive = anyAlive || prefixAlive(subW, s - 1);
-          if (!anyAlive) return true;
+          if (sub != lattice_.emptyIdeal()) {
+            const double fit = walker.fitAccelerator, forced = walker.forcedCpu, cpu = walker.cpu;
+            const int notOn = walker.notOnAccelerator;
+            bool anyAlive = false;
+            for (const StateTest& t : scratch.acceleratorTests)
+              if (t.prefix(fit, forced, cpu, notOn)) {
+                anyAlive = true;
+                break;
+              }
+            if (!anyAlive)
+              for (const StateTest& t : scratch.cpuTests)
+                if (t.prefix(fit, forced, cpu, notOn)) {
+                  anyAlive = true;
+                  break;
+                }
+            if (!anyAlive) return true;
+          }
           const double* previous = &table_[static_cast<std::size_t>(sub) * stride_ + kWorkFields];
           bool improved = false;
           if (walker.acceleratorFits()) {
@@ -625,7 +749,8 @@ struct ChainResult {
   std::vector<LatticeDp::Block> blocks;
   double objective = kInfinity;  ///< recomputed from scratch on the original graph
   std::uint64_t ideals = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  ///< latticeBytes + tableBytes
+  std::uint64_t latticeBytes = 0, tableBytes = 0;
   DpStats stats;
 };
 
@@ -661,7 +786,9 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     };
   const auto status = lattice.build(graph, limits);
   result.ideals = static_cast<std::uint64_t>(std::max(0, lattice.numIdeals()));
-  result.bytes = lattice.bytes() + result.ideals * LatticeDp::bytesPerIdeal(states);
+  result.latticeBytes = lattice.bytes();
+  result.tableBytes = result.ideals * LatticeDp::bytesPerIdeal(states);
+  result.bytes = result.latticeBytes + result.tableBytes;
   switch (status) {
     case IdealLattice::Status::Complete: break;
     case IdealLattice::Status::IdealLimit: result.kind = ChainResult::Kind::IdealLimit; return result;
@@ -967,7 +1094,9 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     outcome.lowerBound = outcome.objective;
     outcome.message = "optimal over contiguous placements: " + std::to_string(graph.numSuperNodes) +
                       " super-nodes, " + std::to_string(chain.ideals) + " ideals, " +
-                      std::to_string(chain.stats.blocksVisited) + " blocks examined";
+                      std::to_string(chain.stats.blocksVisited) + " blocks examined; DP memory: lattice " +
+                      std::to_string(chain.latticeBytes) + " bytes + tables " + std::to_string(chain.tableBytes) +
+                      " bytes";
     if (graph.zeroWorkLeavesMerged > 0 && chain.stats.memoryRejectedABlock &&
         (graph.zeroWorkLeafBytes > 0 || graph.zeroWorkLeafUnsupported))
       outcome.message += "; note: memory limits excluded some blocks and the zero-work-leaf rule "

@@ -93,11 +93,85 @@ class ClassMoveSearch {
     }
   }
 
+  /// Iterated local search from the current (descended) state: kick a few
+  /// classes to random feasible devices, descend again, keep the result when
+  /// its max-load is not above the current one (plateau walks included),
+  /// otherwise undo the kick. Stops after `stallLimit` kicks in a row without
+  /// a strict max-load improvement (returns true) or at the deadline /
+  /// interrupt (returns false, state = last accepted one). The max-load never
+  /// rises, and the final state is always a descended local optimum.
+  bool iterate(std::mt19937_64& rng, int stallLimit, const Deadline& deadline,
+               const std::atomic<bool>* interrupt) {
+    if (workload_.numClasses == 0 || numDevices_ < 2) return true;
+    std::vector<std::pair<int, int>> log;
+    // Accepting compares with the max-load of the last strict improvement,
+    // not the previous kick's, so tolerances cannot add up on a plateau walk.
+    double anchorMax = maxLoad_;
+    for (int stall = 0; stall < stallLimit;) {
+      if (deadline.expired() || (interrupt && interrupt->load())) return false;
+      const double currentMax = anchorMax;
+      log.clear();
+      log_ = &log;
+      kick(rng);
+      const bool converged = descend(deadline, interrupt);
+      log_ = nullptr;
+      const double tolerance = 1e-9 * std::max(1.0, currentMax);
+      if (!converged || maxLoad_ > currentMax + tolerance) {
+        undo(log);
+        if (!converged) return false;
+        ++stall;
+        continue;
+      }
+      ++kicks_;
+      if (maxLoad_ < currentMax - tolerance) {
+        anchorMax = maxLoad_;
+        stall = 0;
+      } else {
+        ++stall;
+      }
+    }
+    return true;
+  }
+
   double maxLoad() const { return maxLoad_; }
   long long moves() const { return moves_; }
+  long long acceptedKicks() const { return kicks_; }
   const std::vector<int>& deviceOfClass() const { return deviceOfClass_; }
 
  private:
+  /// Moves 1–3 classes to uniformly random feasible devices; the first one
+  /// comes from a most loaded device half of the time (that is where a
+  /// plateau has to be broken).
+  void kick(std::mt19937_64& rng) {
+    const int count = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < count; ++i) {
+      int c = -1;
+      if (i == 0 && rng() % 2 == 0) {
+        candidates_.clear();
+        const int top = top_[0].second;
+        for (int x = 0; x < workload_.numClasses; ++x)
+          if (deviceOfClass_[x] == top) candidates_.push_back(x);
+        if (!candidates_.empty()) c = candidates_[rng() % candidates_.size()];
+      }
+      if (c < 0) c = static_cast<int>(rng() % static_cast<std::uint64_t>(workload_.numClasses));
+      const int from = deviceOfClass_[c];
+      candidates_.clear();
+      if (totals_.supported[c])
+        for (int d = 0; d < numAccelerators_; ++d)
+          if (d != from && memory_[d] + totals_.size[c] <= workload_.machine.maxSizePerFpga)
+            candidates_.push_back(d);
+      const int cpu = leastLoadedCpu(from);
+      if (cpu >= 0) candidates_.push_back(cpu);
+      if (candidates_.empty()) continue;
+      move(c, candidates_[rng() % candidates_.size()]);
+    }
+  }
+
+  /// Reverts the moves recorded in `log`, newest first.
+  void undo(const std::vector<std::pair<int, int>>& log) {
+    for (auto it = log.rbegin(); it != log.rend(); ++it) move(it->first, it->second);
+  }
+
   bool isPayer(NodeIndex u) const {
     return workload_.outCost[u] > 0 && !workload_.successors(u).empty();
   }
@@ -164,6 +238,7 @@ class ClassMoveSearch {
 
   void move(int c, int to) {
     const int from = deviceOfClass_[c];
+    if (log_) log_->push_back({c, from});
     const int k = numAccelerators_;
     for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
       const NodeIndex u = affectedNode_[i];
@@ -243,8 +318,15 @@ class ClassMoveSearch {
   double maxLoad_ = 0, sumSquares_ = 0;
   std::array<std::pair<double, int>, 3> top_{};
   std::array<int, 2> cpuLow_{-1, -1};
-  long long moves_ = 0;
+  long long moves_ = 0, kicks_ = 0;
+  std::vector<std::pair<int, int>>* log_ = nullptr;  ///< (class, previous device) per move
+  std::vector<int> candidates_;
 };
+
+/// Kicks without a max-load improvement after which one iterated local search
+/// gives up: proportional to the number of classes, so every class gets a few
+/// chances to be kicked on large graphs.
+int stallLimitFor(const Workload& workload) { return std::max(50, 2 * workload.numClasses); }
 
 /// A random memory-feasible assignment: classes in decreasing size order (ties
 /// by index), each to a uniformly random device with room for it. Returns
@@ -354,7 +436,8 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
       continue;
     }
     search.assign(start);
-    const bool converged = search.descend(deadline, options.interrupt);
+    const bool converged = search.descend(deadline, options.interrupt) &&
+                           search.iterate(rng, stallLimitFor(workload), deadline, options.interrupt);
     const double load =
         baseline::maxOf(baseline::deviceLoads(workload, toPlacement(workload, search.deviceOfClass())));
     if (!found || load < bestLoad) {
@@ -382,7 +465,7 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
     return outcome;
   }
   std::string note = std::to_string(completed) + " of " + std::to_string(options.restarts) +
-                     " restarts ran to a local optimum";
+                     " restarts ran to a local optimum (descent and iterated local search)";
   if (stoppedEarly) note += " (stopped by the time limit or an interrupt)";
   if (failedStarts > 0)
     note += "; " + std::to_string(failedStarts) + " random starts did not fit in memory";
@@ -416,9 +499,13 @@ SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
     deviceOfClass[workload.classOf[v]] = start.deviceOf[v];
   ClassMoveSearch search(workload, totals);
   search.assign(deviceOfClass);
-  const bool converged = search.descend(Deadline(options.timeLimitSeconds), options.interrupt);
+  const Deadline deadline(options.timeLimitSeconds);
+  std::mt19937_64 rng(options.seed);
+  const bool converged = search.descend(deadline, options.interrupt) &&
+                         search.iterate(rng, stallLimitFor(workload), deadline, options.interrupt);
   return finish(workload, search.deviceOfClass(),
-                std::to_string(search.moves()) + " moves" +
+                std::to_string(search.moves()) + " moves, " + std::to_string(search.acceptedKicks()) +
+                    " accepted kicks" +
                     (converged ? ", local optimum" : ", stopped by the time limit or an interrupt"));
 }
 

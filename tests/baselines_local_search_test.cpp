@@ -258,10 +258,39 @@ TEST(LocalSearch, InterruptStillReturnsAFeasiblePlan) {
   EXPECT_NE(outcome.message.find("stopped"), std::string::npos) << outcome.message;
 }
 
-// Quality on the paper's layer graphs with a fixed number of restarts (no
-// clock involved): at least as good as the reference's 10-restart figure.
-// The time-limited bar is measured by bench/run_results.sh.
-TEST(LocalSearch, LayerGraphsMatchTheReferenceWithinTwoHundredRestarts) {
+// Two accelerators, four independent classes: {5, 3} on one and {4, 2} on the
+// other (max-load 8). Every single class move raises the max-load, so a plain
+// descent is stuck; exchanging 5 and 4 gives the optimum 7, which the kicks of
+// the iterated local search must find from this start.
+TEST(LocalSearch, EscapesALocalOptimumWhereOnlyASwapHelps) {
+  const std::vector<double> latencies{5, 3, 4, 2};
+  std::vector<Node> nodes(latencies.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].id = static_cast<std::int64_t>(i);
+    nodes[i].fpgaLatency = latencies[i];
+    nodes[i].cpuLatency = 100;
+    nodes[i].size = 1;
+  }
+  std::string error;
+  const auto workload = buildWorkload("swap", Machine{10, 2, 0}, nodes, {}, &error);
+  ASSERT_TRUE(workload) << error;
+  Placement start = allOn(*workload, 0);
+  start.deviceOf[*workload->indexOf(2)] = 1;
+  start.deviceOf[*workload->indexOf(3)] = 1;
+  ASSERT_DOUBLE_EQ(keys(*workload, start).first, 8);
+  EXPECT_DOUBLE_EQ(bruteForceOptimum(*workload), 7);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const SolveOutcome outcome = localSearchFrom(*workload, start, quickOptions(seed));
+    ASSERT_TRUE(outcome.placement) << outcome.message;
+    EXPECT_DOUBLE_EQ(outcome.objective, 7) << "seed " << seed << ": " << outcome.message;
+  }
+}
+
+// Quality on the paper's layer graphs with three restarts (each a descent plus its
+// iterated local search; no clock involved): at least as good as the
+// reference's 10-restart figure. The time-limited bar is measured by
+// bench/run_results.sh.
+TEST(LocalSearch, LayerGraphsMatchTheReferenceWithinThreeRestarts) {
   DNNPLACE_REQUIRE_SHARED(shared);
   std::ifstream in(shared / "expected" / "throughput.json");
   const auto expected = nlohmann::json::parse(in);
@@ -273,7 +302,7 @@ TEST(LocalSearch, LayerGraphsMatchTheReferenceWithinTwoHundredRestarts) {
     auto workload = loadWorkload((shared / "workloads" / key).string(), &error);
     ASSERT_TRUE(workload) << error;
     SolveOptions options = quickOptions(1);
-    options.restarts = 200;
+    options.restarts = 3;
     const SolveOutcome outcome = solve(*workload, "local-search", options);
     ASSERT_TRUE(outcome.placement) << key << ": " << outcome.message;
     EXPECT_LE(outcome.objective, entry["local_search_10_restarts"].get<double>()) << key;

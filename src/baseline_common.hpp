@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "dnnplace/plan.hpp"
+#include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
 
 namespace dnnplace::baseline {
@@ -62,6 +64,18 @@ inline std::string whyUnplaceable(const Workload& workload, const ClassTotals& t
            " bytes, and maxCPUs is 0";
   }
   return "";
+}
+
+/// The Infeasible outcome every baseline returns when some class fits no
+/// device, or nullopt when each class fits somewhere on its own.
+inline std::optional<SolveOutcome> unplaceableOutcome(const Workload& workload,
+                                                      const ClassTotals& totals) {
+  std::string why = whyUnplaceable(workload, totals);
+  if (why.empty()) return std::nullopt;
+  SolveOutcome outcome;
+  outcome.status = SolveStatus::Infeasible;
+  outcome.message = std::move(why);
+  return outcome;
 }
 
 /// Per-device max-load terms of DESIGN §3 for a complete placement.

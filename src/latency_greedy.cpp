@@ -144,11 +144,7 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
     return outcome;
   }
   const ClassTotals totals(workload);
-  if (std::string why = baseline::whyUnplaceable(workload, totals); !why.empty()) {
-    outcome.status = SolveStatus::Infeasible;
-    outcome.message = why;
-    return outcome;
-  }
+  if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
   const Machine& machine = workload.machine;
 
   // 1. Inseparable blocks.

@@ -410,11 +410,7 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
     return outcome;
   }
   const ClassTotals totals(workload);
-  if (std::string why = baseline::whyUnplaceable(workload, totals); !why.empty()) {
-    outcome.status = SolveStatus::Infeasible;
-    outcome.message = why;
-    return outcome;
-  }
+  if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
 
   const Deadline deadline(options.timeLimitSeconds);
   std::mt19937_64 rng(options.seed);

@@ -190,11 +190,7 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
     return outcome;
   }
   const ClassTotals totals(workload);
-  if (std::string why = baseline::whyUnplaceable(workload, totals); !why.empty()) {
-    outcome.status = SolveStatus::Infeasible;
-    outcome.message = why;
-    return outcome;
-  }
+  if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
   const Machine& machine = workload.machine;
   const int k = machine.maxFpgas;
   std::vector<int> deviceOfClass(workload.numClasses, -1);

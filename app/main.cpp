@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <sstream>
 
 #include <unistd.h>
@@ -67,9 +66,6 @@ int exitCodeFor(SolveStatus status) {
   }
   return kInternal;
 }
-
-const std::map<std::string, Objective> kObjectives = {{"throughput", Objective::Throughput},
-                                                      {"latency", Objective::Latency}};
 
 std::string methodList() {
   std::string text;
@@ -250,9 +246,14 @@ int runCompare(CompareArgs& args) {
 }
 
 void addObjective(CLI::App* command, Objective* objective) {
-  command->add_option("--objective", *objective, "throughput (max-load) or latency")
-      ->transform(CLI::CheckedTransformer(kObjectives, CLI::ignore_case))
-      ->default_str("throughput");
+  command
+      ->add_option_function<std::string>(
+          "--objective",
+          [objective](const std::string& name) {
+            *objective = name == "latency" ? Objective::Latency : Objective::Throughput;
+          },
+          "throughput (max-load, the default) or latency")
+      ->check(CLI::IsMember({"throughput", "latency"}));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -256,6 +258,12 @@ void addObjective(CLI::App* command, Objective* objective) {
       ->check(CLI::IsMember({"throughput", "latency"}));
 }
 
+/// The DP shares its work among threads; other methods run on one.
+int defaultThreads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(cores, 1u, 256u));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -275,7 +283,8 @@ int main(int argc, char** argv) {
   solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
   solveCmd->add_option("--time-limit", solveArgs.options.timeLimitSeconds, "seconds")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads")
+  solveArgs.options.threads = defaultThreads();
+  solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads for dp (default: this machine's cores)")
       ->check(CLI::Range(1, 256))->capture_default_str();
   solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")->capture_default_str();
   solveCmd->add_option("--q", solveArgs.options.q, "latency: subgraphs per accelerator")
@@ -354,7 +363,8 @@ int main(int argc, char** argv) {
                      "comma-separated methods (default: all for the objective)");
   cmpCmd->add_option("--time-limit", cmpArgs.options.timeLimitSeconds, "seconds per method run")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads")
+  cmpArgs.options.threads = defaultThreads();
+  cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads for dp (default: this machine's cores)")
       ->check(CLI::Range(1, 256))->capture_default_str();
   cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")->capture_default_str();
   cmpCmd->add_option("--q", cmpArgs.options.q, "latency: subgraphs per accelerator")

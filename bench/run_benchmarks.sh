@@ -9,21 +9,23 @@
 # Usage: bench/run_benchmarks.sh [BUILD_DIR] [SHARED_DIR]
 #   BUILD_DIR  holds the dnnplace executable   (env DNNPLACE_BUILD, default ./build)
 #   SHARED_DIR holds workloads/ and expected/  (env DNNPLACE_SHARED, default ../shared)
-#   env RUNS (default 3), THREADS (default 1: on this shared 2-core machine a second thread costs more than it gains), BIG_TIME_LIMIT (seconds, default 120),
+#   env RUNS (default 5), THREADS (default: the machine's cores, as the CLI), BIG_TIME_LIMIT (seconds, default 120),
 #   BIG_RUNS (default 1), SKIP_BIG=1 to leave out the 10^6-ideal graph.
-# Peak memory comes from wait4() on each child (no /usr/bin/time needed).
+# Peak memory comes from GNU time (/usr/bin/time, Debian package "time", which
+# scripts/dev.sh installs).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-${DNNPLACE_BUILD:-$repo/build}}"
 shared="${2:-${DNNPLACE_SHARED:-$repo/../shared}}"
-runs="${RUNS:-3}"
-threads="${THREADS:-1}"
+runs="${RUNS:-5}"
+threads="${THREADS:-$(nproc 2>/dev/null || echo 1)}"
 big_limit="${BIG_TIME_LIMIT:-120}"
 cli="$build/dnnplace"
 [[ -x "$cli" ]] || { echo "error: $cli not found (build the dnnplace target first)" >&2; exit 2; }
 [[ -f "$shared/expected/throughput.json" ]] || { echo "error: $shared/expected/throughput.json not found" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "error: python3 is required" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "error: /usr/bin/time is required (Debian package time; scripts/dev.sh installs it)" >&2; exit 2; }
 
 commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo uncommitted)"
 if [[ "$commit" != uncommitted ]] && [[ -n "$(git -C "$repo" status --porcelain 2>/dev/null)" ]]; then
@@ -41,7 +43,7 @@ if [[ "${SKIP_BIG:-0}" != 1 ]]; then
   "$cli" generate series-parallel --blocks 1 --width 10 --seed 1 --out "$big"
 fi
 
-BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
+TMPDIR_BENCH="$tmp" BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
 COMMIT="$commit" CPU="$cpu" CORES="$cores" DOC="$repo/docs/benchmarks.md" python3 - <<'PY'
 import datetime, json, os, re, statistics, subprocess, time
 
@@ -51,14 +53,17 @@ expected = json.load(open(os.path.join(shared, "expected", "throughput.json")))[
 load_at_start = os.getloadavg()[0]  # the machine is shared: say how busy it was
 
 def run(args):
-    """Runs the CLI; returns (exit code, stdout, wall seconds, peak resident MB)."""
+    """Runs the CLI; returns (exit code, stdout, wall seconds, peak resident MB).
+    The peak comes from GNU time, whose small process is what the CLI is exec'd
+    from: a child forked from Python would report Python's own resident set
+    (about 10 MB) as its peak."""
+    rss_file = os.path.join(os.environ["TMPDIR_BENCH"], "rss")
     start = time.monotonic()
-    child = subprocess.Popen([cli] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
+    child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, cli] + args,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     seconds = time.monotonic() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, out, seconds, usage.ru_maxrss / 1024.0
+    peak_kb = float(open(rss_file).read().strip().splitlines()[-1])
+    return child.returncode, child.stdout, seconds, peak_kb / 1024.0
 
 def ideals(path):
     code, out, _, _ = run(["info", path])
@@ -124,7 +129,8 @@ lines = ["## Exact throughput DP (dp)", "",
          "**process s** = median wall time of the whole CLI process (adds start-up, JSON parsing, "
          "the evaluator re-check and output, about 10–15 ms). **DP MB** = the DP's own data "
          "(ideal lattice + DP tables, as the solver reports it); **RSS MB** = the process's peak resident "
-         "set (wait4), which includes about 15 MB of linked libraries (CBC, Scotch) and the parsed workload. "
+         "set (GNU time), which includes about 7 MB of shared libraries (libstdc++, libc, and CBC, Clp, Scotch "
+         "with their LAPACK/Fortran dependencies, about 3 MB of those) and the parsed workload. "
          "Speed-up = reference seconds / solve s; memory ratio = reference MB / RSS MB. "
          "Reference: the paper authors' implementation on this class of machine "
          "(`expected/throughput.json`). `bench/run_benchmarks.sh`.", "",

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <tuple>
 #include <set>
 #include <utility>
 
@@ -267,16 +268,22 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   using Ready = std::pair<int, int>;  // (first original node, group)
   std::vector<int> numberOf(numClasses, -1);
   int numbered = 0;
-  if (options.order == ContractionOptions::Order::SmallestFirst) {
-    std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
+  if (options.order != ContractionOptions::Order::DepthFirst) {
+    // Key: (depth, first original node, group); depth stays 0 unless breadth-first.
+    const bool breadth = options.order == ContractionOptions::Order::BreadthFirst;
+    std::vector<int> depth(numClasses, 0);
+    using Key = std::tuple<int, int, int>;
+    std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
     for (int g = 0; g < numClasses; ++g)
-      if (groups.find(g) == g && inDegree[g] == 0) ready.push({firstNode[g], g});
+      if (groups.find(g) == g && inDegree[g] == 0) ready.push({0, firstNode[g], g});
     while (!ready.empty()) {
-      const int g = ready.top().second;
+      const int g = std::get<2>(ready.top());
       ready.pop();
       numberOf[g] = numbered++;
-      for (int w : out[g])
-        if (--inDegree[w] == 0) ready.push({firstNode[w], w});
+      for (int w : out[g]) {
+        if (breadth) depth[w] = std::max(depth[w], depth[g] + 1);
+        if (--inDegree[w] == 0) ready.push({depth[w], firstNode[w], w});
+      }
     }
   } else {
     // Depth-first: a stack; successors readied together go smallest on top.

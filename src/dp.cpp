@@ -19,7 +19,11 @@
 // * a sub-ideal's record is read only when one of its states can matter;
 // * those per-state tests are precomputed per ideal as linear thresholds on
 //   the block's own sums (no divisions, no sub-ideal sums in the inner loop);
-// * ideals of one level are independent: `threads` share each level.
+// * threads take ideals in id order, a few at a time, and wait only when a
+//   sub-ideal they read is still being computed (ids grow with size);
+// * the seeds: a greedy packing along one topological order bounds the DP
+//   along three orders, whose best plan cuts the full DP; with no bound at
+//   all, the DP probes from a lower bound upwards (solveChain).
 
 #include "dnnplace/dp.hpp"
 
@@ -30,6 +34,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,6 +75,38 @@ struct DeviceStates {
   int acceleratorsOf(int s) const { return s / (cpus + 1); }
   int cpusOf(int s) const { return s % (cpus + 1); }
 };
+
+/// Per ideal, sums that bound any chain from below: accelerator work of
+/// the super-nodes that fit an accelerator, CPU work of those that do not
+/// (and how many), and all CPU work.
+struct Work {
+  double acceleratorFit = 0, forcedCpu = 0, cpu = 0;
+  std::int32_t notOnAccelerator = 0;
+};
+
+/// A lower bound on the max-load L of `a` accelerators and `c` CPU cores
+/// covering work `w` (infinite if they cannot). `ratio` is the largest
+/// accelerator/CPU latency ratio of a super-node. Mixed case: moving CPU
+/// work X off the accelerators saves at most ratio·X accelerator work, so
+/// a·L ≥ acceleratorFit − ratio·(c·L − forcedCpu).
+double workBoundOf(const Work& w, int a, int c, double ratio) {
+  if (a + c == 0)
+    return w.acceleratorFit == 0 && w.cpu == 0 && w.notOnAccelerator == 0 ? 0 : kInfinity;
+  if (c == 0) return w.notOnAccelerator > 0 ? kInfinity : w.acceleratorFit / a;
+  if (a == 0) return w.cpu / c;
+  const double forced = w.forcedCpu / c;
+  if (!std::isfinite(ratio)) return forced;
+  return std::max(forced, (w.acceleratorFit + ratio * w.forcedCpu) / (a + ratio * c));
+}
+
+double latencyRatio(const ContractedGraph& graph) {
+  double ratio = 0;
+  for (int v = 0; v < graph.numSuperNodes; ++v) {
+    if (graph.fpgaLatency[v] <= 0) continue;
+    ratio = graph.cpuLatency[v] > 0 ? std::max(ratio, graph.fpgaLatency[v] / graph.cpuLatency[v]) : kInfinity;
+  }
+  return ratio;
+}
 
 struct DpStats {
   std::uint64_t blocksVisited = 0;
@@ -303,7 +340,8 @@ class LatticeDp {
   DpRun run(const DpLimits& limits, int threads, DpStats* stats) {
     std::fill(table_.begin(), table_.begin() + stride_, 0.0);  // the empty ideal: no work, value 0
     const std::int32_t numIdeals = lattice_.numIdeals();
-    threads = std::max(1, threads);
+    // A thread costs about as much to start as a few hundred small ideals.
+    threads = std::max(1, std::min(threads, static_cast<int>(std::max<std::int32_t>(1, numIdeals / 256))));
     std::vector<BlockWalker> walkers;
     for (int t = 0; t < threads; ++t)
       walkers.emplace_back(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0);
@@ -312,60 +350,63 @@ class LatticeDp {
     std::vector<ThreadStats> threadStats(threads);
     std::vector<Scratch> scratch(threads);
     computeWork();
+    // Ideals are handed out in id order, a few at a time; an ideal only reads
+    // the records of its sub-ideals, which have smaller ids, so a thread waits
+    // only when a sub-ideal it meets is still being computed by another one
+    // (no barrier per level).
+    std::unique_ptr<std::atomic<char>[]> done;
+    if (threads > 1) {
+      done.reset(new std::atomic<char>[static_cast<std::size_t>(numIdeals)]);
+      for (std::int32_t i = 0; i < numIdeals; ++i) done[i].store(0, std::memory_order_relaxed);
+      done[lattice_.emptyIdeal()].store(1, std::memory_order_relaxed);
+    }
+    done_ = done.get();
+    std::atomic<std::int32_t> next{1};
+    std::atomic<bool> stop{false};
+    std::atomic<int> why{0};  // 1 time limit, 2 interrupted
     auto lastReport = Clock::now();
-    // Ideals of one level only depend on smaller levels: a level is shared
-    // among threads; small levels run on the calling thread.
-    for (int level = 1; level < lattice_.numLevels(); ++level) {
-      const std::int32_t begin = lattice_.levelBegin(level), end = lattice_.levelBegin(level + 1);
-      const std::int32_t chunk = 4;  // ideals differ a lot in cost: hand them out finely
-      // Starting threads and waiting for the slowest one cost more than a
-      // small level's work (and much more when the machine is busy).
-      constexpr std::int32_t kMinIdealsToShare = 64;
-      if (threads == 1 || end - begin < kMinIdealsToShare) {
-        for (std::int32_t ideal = begin; ideal < end; ++ideal) {
-          relax(ideal, walkers[0], scratch[0], &threadStats[0]);
-          if ((ideal & 255) == 0) {
-            if (limits.interrupt && limits.interrupt->load()) return DpRun::Interrupted;
-            const auto now = Clock::now();
-            if (now > limits.deadline) return DpRun::TimeLimit;
-            if (limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
-              lastReport = now;
-              limits.progress("dp: " + std::to_string(ideal) + " of " + std::to_string(numIdeals) +
-                              " ideals done");
-            }
-          }
+    auto work = [&](int t) {
+      constexpr std::int32_t kChunk = 4;  // ideals differ a lot in cost: hand them out finely
+      std::int32_t sinceCheck = 0;
+      for (;;) {
+        const std::int32_t first = next.fetch_add(kChunk, std::memory_order_relaxed);
+        if (first >= numIdeals || stop.load(std::memory_order_relaxed)) return;
+        const std::int32_t last = std::min(numIdeals, first + kChunk);
+        for (std::int32_t ideal = first; ideal < last; ++ideal) {
+          relax(ideal, walkers[t], scratch[t], &threadStats[t]);
+          if (done) done[ideal].store(1, std::memory_order_release);
         }
-      } else {
-        std::atomic<std::int32_t> nextChunk{begin};
-        std::atomic<bool> stop{false};
-        auto work = [&](int t) {
-          for (;;) {
-            const std::int32_t first = nextChunk.fetch_add(chunk);
-            if (first >= end || stop.load(std::memory_order_relaxed)) return;
-            for (std::int32_t ideal = first; ideal < std::min(end, first + chunk); ++ideal)
-              relax(ideal, walkers[t], scratch[t], &threadStats[t]);
-            if (t == 0 && ((limits.interrupt && limits.interrupt->load()) || Clock::now() > limits.deadline))
-              stop = true;
-          }
-        };
-        std::vector<std::thread> pool;
-        for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-        work(0);
-        for (auto& thread : pool) thread.join();
-        if (limits.interrupt && limits.interrupt->load()) return DpRun::Interrupted;
+        if ((sinceCheck += kChunk) < 256) continue;
+        sinceCheck = 0;
+        if (limits.interrupt && limits.interrupt->load()) {
+          why = 2;
+          stop = true;
+        }
         const auto now = Clock::now();
-        if (now > limits.deadline) return DpRun::TimeLimit;
-        if (limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
+        if (now > limits.deadline) {
+          why = 1;
+          stop = true;
+        }
+        // A thread only ever waits for ideals already handed out, which
+        // their threads finish before they look at `stop`: no one is left waiting.
+        if (stop.load()) return;
+        if (t == 0 && limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
           lastReport = now;
-          limits.progress("dp: " + std::to_string(end) + " of " + std::to_string(numIdeals) +
-                          " ideals done");
+          limits.progress("dp: " + std::to_string(last) + " of " + std::to_string(numIdeals) + " ideals done");
         }
       }
-    }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& thread : pool) thread.join();
+    done_ = nullptr;
     for (const auto& s : threadStats) {
       stats->blocksVisited += s.blocksVisited;
       stats->memoryRejectedABlock = stats->memoryRejectedABlock || s.memoryRejectedABlock;
     }
+    if (why == 2) return DpRun::Interrupted;
+    if (why == 1) return DpRun::TimeLimit;
     return DpRun::Complete;
   }
 
@@ -385,6 +426,8 @@ class LatticeDp {
     BlockWalker walker(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0);
     const double tolerance = target * (1 + 1e-9) + 1e-12;
     const int step = states_.acceleratorStep();
+    // Values at the cut are "not tracked", not a plan: the tolerance may reach them.
+    auto known = [&](std::int32_t sub, int s) { return value(sub, s) < cut_ ? value(sub, s) : kInfinity; };
     while (ideal != lattice_.emptyIdeal()) {
       const int a = states_.acceleratorsOf(state), c = states_.cpusOf(state);
       const double here = value(ideal, state);
@@ -407,9 +450,9 @@ class LatticeDp {
           ideal, thresholds, [](std::int32_t) { return true; },
           [&](std::int32_t sub, const std::vector<std::int32_t>& path) {
             if (a > 0 && walker.acceleratorFits() &&
-                std::max(value(sub, state - step), walker.acceleratorLoad()) <= tolerance) {
+                std::max(known(sub, state - step), walker.acceleratorLoad()) <= tolerance) {
               block.accelerator = true;
-            } else if (c > 0 && std::max(value(sub, state - 1), walker.cpu) <= tolerance) {
+            } else if (c > 0 && std::max(known(sub, state - 1), walker.cpu) <= tolerance) {
               block.accelerator = false;
             } else {
               return true;
@@ -429,26 +472,13 @@ class LatticeDp {
   }
 
  private:
-  /// Per ideal, sums that bound any chain from below: accelerator work of
-  /// the super-nodes that fit an accelerator, CPU work of those that do not
-  /// (and how many), and all CPU work.
-  struct Work {
-    double acceleratorFit = 0, forcedCpu = 0, cpu = 0;
-    std::int32_t notOnAccelerator = 0;
-  };
-
   Work workOf(std::int32_t ideal) const {
     const double* record = &table_[static_cast<std::size_t>(ideal) * stride_];
     return {record[0], record[1], record[2], static_cast<std::int32_t>(record[3])};
   }
 
   void computeWork() {
-    ratio_ = 0;  // the largest accelerator/CPU latency ratio of a super-node
-    for (int v = 0; v < graph_.numSuperNodes; ++v) {
-      if (graph_.fpgaLatency[v] <= 0) continue;
-      ratio_ = graph_.cpuLatency[v] > 0 ? std::max(ratio_, graph_.fpgaLatency[v] / graph_.cpuLatency[v])
-                                        : kInfinity;
-    }
+    ratio_ = latencyRatio(graph_);
     for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
       // The last link removes the largest element: the canonical parent.
       const IdealLattice::Link parent = lattice_.links(ideal).back();
@@ -466,19 +496,7 @@ class LatticeDp {
     }
   }
 
-  /// A lower bound on the max-load L of `a` accelerators and `c` CPU cores
-  /// covering work `w` (infinite if they cannot). Mixed case: moving CPU
-  /// work X off the accelerators saves at most ratio·X accelerator work, so
-  /// a·L ≥ acceleratorFit − ratio·(c·L − forcedCpu).
-  double workBound(const Work& w, int a, int c) const {
-    if (a + c == 0)
-      return w.acceleratorFit == 0 && w.cpu == 0 && w.notOnAccelerator == 0 ? 0 : kInfinity;
-    if (c == 0) return w.notOnAccelerator > 0 ? kInfinity : w.acceleratorFit / a;
-    if (a == 0) return w.cpu / c;
-    const double forced = w.forcedCpu / c;
-    if (!std::isfinite(ratio_)) return forced;
-    return std::max(forced, (w.acceleratorFit + ratio_ * w.forcedCpu) / (a + ratio_ * c));
-  }
+  double workBound(const Work& w, int a, int c) const { return workBoundOf(w, a, c, ratio_); }
 
   static constexpr double kMargin = 1 - 1e-9;  // bounds are sums in another order: allow rounding
 
@@ -696,6 +714,7 @@ class LatticeDp {
                 }
             if (!anyAlive) return true;
           }
+          if (done_ && !done_[sub].load(std::memory_order_acquire)) waitFor(sub);
           const double* previous = &table_[static_cast<std::size_t>(sub) * stride_ + kWorkFields];
           bool improved = false;
           if (walker.acceleratorFits()) {
@@ -729,6 +748,16 @@ class LatticeDp {
   }
 
   double ratio_ = 0;
+  /// With several threads: per ideal, whether its record is final.
+  std::atomic<char>* done_ = nullptr;
+  void waitFor(std::int32_t ideal) const {
+    for (int spins = 0; !done_[ideal].load(std::memory_order_acquire); ++spins) {
+      if (spins < 64)
+        __builtin_ia32_pause();
+      else
+        std::this_thread::yield();  // the machine may be busy: let the other thread run
+    }
+  }
   const ContractedGraph& graph_;
   const IdealLattice& lattice_;
   DeviceStates states_;
@@ -752,6 +781,8 @@ struct ChainResult {
   std::uint64_t bytes = 0;  ///< latticeBytes + tableBytes
   std::uint64_t latticeBytes = 0, tableBytes = 0;
   DpStats stats;
+  int rounds = 0;                 ///< DP runs (probes below the known plan, then the decisive one)
+  double provenLowerBound = 0;    ///< no chain has a smaller max-load
 };
 
 double chainObjective(const Workload& workload, const ContractedGraph& graph,
@@ -764,8 +795,90 @@ double chainObjective(const Workload& workload, const ContractedGraph& graph,
   return worst;
 }
 
+/// A quick upper bound for a linearized graph (super-nodes in chain order):
+/// pack the order greedily onto accelerators under a compute limit T,
+/// binary-searching the smallest T that needs at most maxFPGAs blocks, and
+/// price that packing exactly (communication included). Infinite when some
+/// super-node cannot go on an accelerator (then the DP probes instead).
+double greedyChainBound(const Workload& workload, const ContractedGraph& linear) {
+  const int n = linear.numSuperNodes;
+  const int accelerators = std::min(workload.machine.maxFpgas, n);
+  const double memory = workload.machine.maxSizePerFpga;
+  if (accelerators <= 0) return kInfinity;
+  double low = 0, high = 0;
+  for (int v = 0; v < n; ++v) {
+    if (!linear.supportedOnFpga[v] || linear.size[v] > memory) return kInfinity;
+    low = std::max(low, linear.fpgaLatency[v]);
+    high += linear.fpgaLatency[v];
+  }
+  // Block starts of the packing under limit T; empty when it needs too many blocks.
+  auto pack = [&](double limit, std::vector<int>* starts) {
+    starts->assign(1, 0);
+    double compute = 0, size = 0;
+    for (int v = 0; v < n; ++v) {
+      if (v > starts->back() && (compute + linear.fpgaLatency[v] > limit || size + linear.size[v] > memory)) {
+        if (static_cast<int>(starts->size()) == accelerators) return false;
+        starts->push_back(v);
+        compute = size = 0;
+      }
+      compute += linear.fpgaLatency[v];
+      size += linear.size[v];
+    }
+    return true;
+  };
+  std::vector<int> starts, best;
+  if (!pack(high, &best)) return kInfinity;  // memory alone needs more accelerators
+  for (int iteration = 0; iteration < 40 && high - low > 1e-9 * high; ++iteration) {
+    const double middle = (low + high) / 2;
+    if (pack(middle, &starts)) {
+      high = middle;
+      best = starts;
+    } else {
+      low = middle;
+    }
+  }
+  std::vector<LatticeDp::Block> blocks(best.size());
+  for (std::size_t b = 0; b < best.size(); ++b) {
+    const int end = b + 1 < best.size() ? best[b + 1] : n;
+    for (int v = best[b]; v < end; ++v) blocks[b].superNodes.push_back(v);
+  }
+  return chainObjective(workload, linear, blocks);
+}
+
+/// Bounds on the max-load of any chain: every super-node needs some device
+/// (lower; also the work bound of all devices), and no block can exceed all
+/// accelerator work plus all communication, or all CPU work (upper).
+struct ChainBounds {
+  double lower = 0, upper = 0;
+};
+ChainBounds chainBounds(const ContractedGraph& graph, DeviceStates states, double memoryPerAccelerator) {
+  ChainBounds bounds;
+  Work all;
+  double fpgaTotal = 0;
+  for (int v = 0; v < graph.numSuperNodes; ++v) {
+    const bool fits = states.accelerators > 0 && graph.supportedOnFpga[v] && graph.size[v] <= memoryPerAccelerator;
+    const double alone = std::min(fits ? graph.fpgaLatency[v] : kInfinity,
+                                  states.cpus > 0 ? graph.cpuLatency[v] : kInfinity);
+    if (std::isfinite(alone)) bounds.lower = std::max(bounds.lower, alone);
+    (fits ? all.acceleratorFit : all.forcedCpu) += fits ? graph.fpgaLatency[v] : graph.cpuLatency[v];
+    all.cpu += graph.cpuLatency[v];
+    all.notOnAccelerator += fits ? 0 : 1;
+    fpgaTotal += graph.fpgaLatency[v];
+  }
+  const double work = workBoundOf(all, states.accelerators, states.cpus, latencyRatio(graph));
+  if (std::isfinite(work)) bounds.lower = std::max(bounds.lower, work);
+  double communication = 0;
+  for (double w : graph.hyperWeight) communication += w;
+  bounds.upper = std::max(fpgaTotal + communication, all.cpu);
+  return bounds;
+}
+
+/// The DP on one contracted graph. upperBound: a known plan's max-load
+/// (chains at or above it are not tracked; infinite: none known);
+/// lowerBound: a proven lower bound, if any.
 ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
-                       const SolveOptions& options, Clock::time_point deadline, double upperBound) {
+                       const SolveOptions& options, Clock::time_point deadline, double upperBound,
+                       double lowerBound = 0) {
   ChainResult result;
   const Machine& machine = workload.machine;
   DeviceStates states;
@@ -801,40 +914,70 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     return result;
   }
 
-  // Blocks and partial chains at or above the cut cannot beat the known plan;
-  // the slack keeps that plan itself reachable despite rounding.
-  const double cut = std::isfinite(upperBound) ? upperBound * (1 + 1e-9) + 1e-12 : kInfinity;
-  LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut);
-  DpLimits dpLimits;
-  dpLimits.deadline = deadline;
-  dpLimits.interrupt = options.interrupt;
-  if (options.progress) {
-    dpLimits.progress = [&](const std::string& line) {
-      options.progress(line + (std::isfinite(upperBound) ? ", best so far " + formatNumber(upperBound) : ""));
-    };
-  }
-  const DpRun run = dp.run(dpLimits, options.threads, &result.stats);
-  if (run == DpRun::TimeLimit) {
-    result.kind = ChainResult::Kind::TimeLimit;
+  // With no known plan, probing from below: a DP run with cut c only tracks
+  // chains below c, and the number of blocks it walks grows steeply with c.
+  // So runs at c = L·(1 + δ) with δ = 5%, 10%, 20%, … over the last bound L
+  // are tried: the first that finds a chain has found the optimum, each one
+  // that does not proves a higher lower bound, and past every possible
+  // max-load the run decides. With a known plan, one run below it: near an
+  // optimum, a failed probe costs about as much as the decisive run.
+  const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
+  const bool probing = !std::isfinite(upperBound);
+  const double ceiling = probing ? bounds.upper * 2 + 1 : upperBound;
+  double proven = std::max(bounds.lower, lowerBound);
+  double step = 0.05;
+  for (;;) {
+    double target = ceiling;
+    bool probe = false;
+    if (probing && proven > 0 && proven * (1 + step) < ceiling) {
+      target = proven * (1 + step);
+      probe = true;
+      step *= 2;
+    }
+    // Blocks and partial chains at or above the cut cannot beat the known plan;
+    // the slack keeps that plan itself reachable despite rounding.
+    const double cut = target * (1 + 1e-9) + 1e-12;
+    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut);
+    DpLimits dpLimits;
+    dpLimits.deadline = deadline;
+    dpLimits.interrupt = options.interrupt;
+    if (options.progress) {
+      dpLimits.progress = [&](const std::string& line) {
+        options.progress(line + " (probing below " + formatNumber(target) + ")" +
+                         (std::isfinite(upperBound) ? ", best so far " + formatNumber(upperBound) : ""));
+      };
+    }
+    ++result.rounds;
+    const DpRun run = dp.run(dpLimits, options.threads, &result.stats);
+    result.provenLowerBound = proven;
+    if (run == DpRun::TimeLimit) {
+      result.kind = ChainResult::Kind::TimeLimit;
+      return result;
+    }
+    if (run == DpRun::Interrupted) {
+      result.kind = ChainResult::Kind::Interrupted;
+      return result;
+    }
+    const int finalState = states.count() - 1;
+    const double optimum = dp.value(lattice.fullIdeal(), finalState);
+    if (!(optimum < cut)) {
+      if (probe) {
+        proven = target;  // no chain below target
+        continue;
+      }
+      result.kind = ChainResult::Kind::NoChain;
+      result.provenLowerBound = std::isfinite(upperBound) ? upperBound : kInfinity;
+      return result;
+    }
+    if (!dp.backtrack(lattice.fullIdeal(), finalState, optimum, &result.blocks)) {
+      result.kind = ChainResult::Kind::InternalError;
+      return result;
+    }
+    result.kind = ChainResult::Kind::Found;
+    result.objective = chainObjective(workload, graph, result.blocks);
+    result.provenLowerBound = result.objective;
     return result;
   }
-  if (run == DpRun::Interrupted) {
-    result.kind = ChainResult::Kind::Interrupted;
-    return result;
-  }
-  const int finalState = states.count() - 1;
-  const double optimum = dp.value(lattice.fullIdeal(), finalState);
-  if (!(optimum < cut)) {
-    result.kind = ChainResult::Kind::NoChain;
-    return result;
-  }
-  if (!dp.backtrack(lattice.fullIdeal(), finalState, optimum, &result.blocks)) {
-    result.kind = ChainResult::Kind::InternalError;
-    return result;
-  }
-  result.kind = ChainResult::Kind::Found;
-  result.objective = chainObjective(workload, graph, result.blocks);
-  return result;
 }
 
 Placement placementOf(const Workload& workload, const ContractedGraph& graph,
@@ -1033,8 +1176,11 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
 
   // Seed the bound with the same DP along one topological order (polynomial):
   // its plan is a chain of ideals of this very graph, so it stays reachable.
-  // Two orders (smallest-first and depth-first) are tried; the better one is
-  // kept. Both number the same super-nodes, so either plan is a chain here.
+  // Three orders are tried (smallest-first, depth-first, breadth-first), each
+  // cut by the best plan so far, starting from a greedy packing of the first;
+  // the best is kept. All number the same super-nodes, so any of their plans
+  // is a chain here. A small lattice is cheaper to solve than the seeds:
+  // then only the greedy bound is used.
   SolveOptions seedOptions = options;
   seedOptions.maxIdeals = 0;
   seedOptions.memoryLimitBytes = 0;
@@ -1042,19 +1188,31 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   ContractionOptions linear;
   linear.linearize = true;
   ContractedGraph linearGraph = contractWorkload(workload, linear);
-  ChainResult seed = solveChain(workload, linearGraph, seedOptions, deadline, kInfinity);
-  linear.order = ContractionOptions::Order::DepthFirst;
-  ContractedGraph depthFirstGraph = contractWorkload(workload, linear);
-  ChainResult depthFirstSeed = solveChain(workload, depthFirstGraph, seedOptions, deadline, kInfinity);
-  if (depthFirstSeed.kind == ChainResult::Kind::Found &&
-      (seed.kind != ChainResult::Kind::Found || depthFirstSeed.objective < seed.objective)) {
-    seed = std::move(depthFirstSeed);
-    linearGraph = std::move(depthFirstGraph);
+  const double greedy = greedyChainBound(workload, linearGraph);
+  constexpr std::uint64_t kSmallLattice = 1000;
+  const bool smallLattice = !countIdeals(graph, kSmallLattice).exceeded;
+  ChainResult seed;
+  if (!smallLattice) {
+    seed = solveChain(workload, linearGraph, seedOptions, deadline, greedy);
+    for (auto order : {ContractionOptions::Order::DepthFirst, ContractionOptions::Order::BreadthFirst}) {
+      linear.order = order;
+      ContractedGraph otherGraph = contractWorkload(workload, linear);
+      const double cut = seed.kind == ChainResult::Kind::Found ? seed.objective : greedy;
+      ChainResult other = solveChain(workload, otherGraph, seedOptions, deadline, cut);
+      if (other.kind == ChainResult::Kind::Found &&
+          (seed.kind != ChainResult::Kind::Found || other.objective < seed.objective)) {
+        seed = std::move(other);
+        linearGraph = std::move(otherGraph);
+      }
+    }
   }
   if (options.progress && seed.kind == ChainResult::Kind::Found)
     options.progress("dp: plan along one topological order: " + formatNumber(seed.objective));
 
-  const ChainResult chain = solveChain(workload, graph, options, deadline, seed.objective);
+  const double cut = seed.kind == ChainResult::Kind::Found ? seed.objective : greedy;
+  ChainResult chain = solveChain(workload, graph, options, deadline, cut);
+  if (chain.kind == ChainResult::Kind::NoChain && seed.kind != ChainResult::Kind::Found && std::isfinite(cut))
+    chain = solveChain(workload, graph, options, deadline, kInfinity);  // only rounding could get here
 
   const ContractedGraph* planGraph = &graph;
   const ChainResult* planChain = &chain;
@@ -1072,6 +1230,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       outcome.status = SolveStatus::Feasible;
       outcome.placement = placementOf(workload, linearGraph, seed.blocks);
       outcome.objective = seed.objective;
+      outcome.lowerBound = chain.provenLowerBound;
       outcome.message = limitMessage(chain, options) +
                         "; returning the plan optimal along one topological order";
     } else {

@@ -161,6 +161,29 @@ TEST(Contraction, NumberingIsTopologicalAndHyperedgesCountCommunication) {
   EXPECT_DOUBLE_EQ(hyper, 3);
 }
 
+TEST(Contraction, TheThreeOrdersAreTopologicalAndBreakTiesAsDocumented) {
+  // Two parallel chains 1 -> 2 -> 3 and 4 -> 5 -> 6 from source 0 into sink 7.
+  const Workload w = make({{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}},
+                          {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {0, 4, 1}, {4, 5, 1}, {5, 6, 1}, {3, 7, 1}, {6, 7, 1}});
+  auto orderOf = [&](ContractionOptions::Order order) {
+    ContractionOptions options;
+    options.order = order;
+    options.mergeZeroWorkLeaves = false;
+    const ContractedGraph g = contractWorkload(w, options);
+    EXPECT_EQ(g.numSuperNodes, 8);
+    for (int s = 0; s < g.numSuperNodes; ++s)
+      for (int i = g.succStart[s]; i < g.succStart[s + 1]; ++i) EXPECT_LT(s, g.succ[i]);
+    std::vector<std::int64_t> ids(g.numSuperNodes);
+    for (std::int64_t id = 0; id < 8; ++id) ids[superOfId(w, g, id)] = id;
+    return ids;
+  };
+  // Smallest first and depth-first both finish the first chain first here;
+  // breadth-first advances the chains together.
+  EXPECT_EQ(orderOf(ContractionOptions::Order::SmallestFirst), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(orderOf(ContractionOptions::Order::DepthFirst), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(orderOf(ContractionOptions::Order::BreadthFirst), (std::vector<std::int64_t>{0, 1, 4, 2, 5, 3, 6, 7}));
+}
+
 TEST(Contraction, BiconnectedMergeForPipedream) {
   // Diamond 1 -> {2, 3} -> 4 then 4 -> 5: the diamond is one biconnected
   // component whose edge sources are 1, 2, 3; the bridge 4 -> 5 has source 4.

@@ -10,6 +10,7 @@
 #include "dnnplace/dp.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
+#include "dnnplace/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 
@@ -135,6 +136,36 @@ TEST(DpBehaviour, ThreadsDoNotChangeTheAnswerAndProgressIsReported) {
   EXPECT_DOUBLE_EQ(parallel.objective, single.objective);
   EXPECT_EQ(parallel.placement->deviceOf, single.placement->deviceOf);
   ASSERT_FALSE(lines.empty());  // at least the plan along one order
+}
+
+TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
+  // Ideals are shared among threads only on lattices of a few hundred ideals
+  // or more; these have 700 to 20,000.
+  int checked = 0;
+  for (int width : {4, 5, 6})
+    for (int blocks : {2, 4})
+      for (bool training : {false, true}) {
+        GeneratorOptions generator;
+        generator.shape = GraphShape::SeriesParallel;
+        generator.blocks = blocks;
+        generator.width = width;
+        generator.training = training;
+        generator.seed = static_cast<std::uint64_t>(100 * width + 10 * blocks + training);
+        const Workload w = generateWorkload(generator);
+        SCOPED_TRACE("width " + std::to_string(width) + " blocks " + std::to_string(blocks));
+        ASSERT_GE(countIdeals(w, 0).count, 512u);
+        const SolveOutcome single = solve(w, "dp", SolveOptions{});
+        ASSERT_EQ(single.status, SolveStatus::Optimal) << single.message;
+        SolveOptions two;
+        two.threads = 2;
+        const SolveOutcome parallel = solve(w, "dp", two);
+        ASSERT_EQ(parallel.status, SolveStatus::Optimal) << parallel.message;
+        EXPECT_DOUBLE_EQ(parallel.objective, single.objective);
+        EXPECT_EQ(parallel.placement->deviceOf, single.placement->deviceOf);
+        EXPECT_EQ(parallel.message, single.message);  // same ideals and blocks examined
+        ++checked;
+      }
+  EXPECT_EQ(checked, 12);
 }
 
 TEST(DpBehaviour, EmptyWorkloadIsTriviallyOptimal) {

@@ -26,8 +26,10 @@ struct ContractionOptions {
   /// How ties in the topological numbering are broken (the partition into
   /// super-nodes does not depend on it): Kahn's algorithm taking the ready
   /// super-node with the smallest original node index, or depth-first (the
-  /// one readied last, so parallel branches stay together).
-  enum class Order { SmallestFirst, DepthFirst };
+  /// one readied last, so parallel branches stay together), or breadth-first
+  /// (by longest path from a source, then smallest node: parallel branches
+  /// advance together).
+  enum class Order { SmallestFirst, DepthFirst, BreadthFirst };
   Order order = Order::SmallestFirst;
 };
 

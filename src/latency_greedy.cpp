@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "baseline_common.hpp"
+#include "dnnplace/latency_bound.hpp"
 
 namespace dnnplace {
 namespace {
@@ -116,24 +117,6 @@ double planLatency(const Workload& workload, const Placement& placement,
   return baseline::maxOf(finish);
 }
 
-/// Longest path, each node weighted by the cheaper of the devices it may use:
-/// no placement finishes earlier (a piece runs at least its nodes' work).
-double latencyLowerBound(const Workload& workload, const ClassTotals& totals) {
-  std::vector<double> finish(workload.numNodes(), 0);
-  double best = 0;
-  for (NodeIndex v : workload.topologicalOrder) {
-    const Node& node = workload.nodes[v];
-    double own = node.cpuLatency;
-    if (totals.fitsAccelerator(workload.classOf[v], workload.machine))
-      own = workload.machine.maxCpus > 0 ? std::min(own, node.fpgaLatency) : node.fpgaLatency;
-    double start = 0;
-    for (NodeIndex u : workload.predecessors(v)) start = std::max(start, finish[u]);
-    finish[v] = start + own;
-    best = std::max(best, finish[v]);
-  }
-  return best;
-}
-
 }  // namespace
 
 SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& options) {
@@ -219,7 +202,9 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   }
 
   outcome.objective = planLatency(workload, placement, blockNodes, order);
-  outcome.lowerBound = latencyLowerBound(workload, totals);
+  std::vector<char> acceleratorAllowed(workload.numClasses);
+  for (int c = 0; c < workload.numClasses; ++c) acceleratorAllowed[c] = totals.fitsAccelerator(c, machine);
+  outcome.lowerBound = latencyLowerBound(workload, acceleratorAllowed, machine.maxCpus > 0, options.q).value();
   outcome.placement = std::move(placement);
   outcome.status = SolveStatus::Feasible;
   outcome.message = std::to_string(numBlocks) + " inseparable blocks on " +

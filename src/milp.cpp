@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "dnnplace/latency_bound.hpp"
 #include "dnnplace/local_search.hpp"
 
 #include "CbcEventHandler.hpp"
@@ -704,11 +705,14 @@ Model latencyModel(const Workload& w, const std::vector<ClassInfo>& info, const 
 
   // Timing.
   const std::vector<double> head = earliestFinish(w, info, allowed);
-  double headMax = 0;
-  for (double h : head) headMax = std::max(headMax, h);
+  // The split-path bound (latency_bound.hpp) counts the communication that
+  // memory and device counts force onto the critical path, which the big-M
+  // relaxation cannot see; as the latency column's floor it also lets CBC
+  // stop once an incumbent reaches it.
+  const double floor = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q).value();
   const double timeUpper = upperBound == kInfinity ? kInfinity : bigM;
-  const int latency = b.addColumn("latency", headMax, timeUpper, 1, false);
-  m.simpleBound = headMax;
+  const int latency = b.addColumn("latency", std::min(floor, timeUpper), timeUpper, 1, false);
+  m.simpleBound = floor;
   m.objectiveColumn = latency;
   std::vector<int> finish(n);
   for (NodeIndex v = 0; v < n; ++v)
@@ -1188,6 +1192,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options) {
   // only objective × (1 − gap) is proven unless its bound says less.
   double bound = cbc.bound;
   if (cbc.provenOptimal) bound = std::min(bound, best.objective * (1 - options.relativeGap));
+  bound = std::max(bound, model.simpleBound);  // proven without CBC
   if (!std::isfinite(bound)) bound = 0;
   bound = std::max(0.0, std::min(bound, best.objective));
   outcome.lowerBound = bound;

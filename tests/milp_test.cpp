@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dnnplace/generator.hpp"
+#include "dnnplace/latency_bound.hpp"
 #include "dnnplace/milp.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
@@ -328,12 +329,18 @@ TEST(MilpThroughput, DiffMaximaMatchesBruteForce) {
   }
 }
 
-TEST(MilpLatency, MatchesBruteForceForOneAndTwoSubgraphs) {
-  std::mt19937_64 rng(4242);
+/// Inference graphs small enough for the latency brute force.
+TinyOptions latencyTiny() {
   TinyOptions tiny;
   tiny.maxForward = 6;
   tiny.maxClasses = 7;
   tiny.training = false;
+  return tiny;
+}
+
+TEST(MilpLatency, MatchesBruteForceForOneAndTwoSubgraphs) {
+  std::mt19937_64 rng(4242);
+  const TinyOptions tiny = latencyTiny();
   int twoHelps = 0;
   for (int instance = 0; instance < 90; ++instance) {
     const Workload w = randomWorkload(rng, tiny);
@@ -347,6 +354,71 @@ TEST(MilpLatency, MatchesBruteForceForOneAndTwoSubgraphs) {
     if (two < one * (1 - 1e-9)) ++twoHelps;
   }
   EXPECT_GT(twoHelps, 0) << "no instance where a second subgraph helps";
+}
+
+/// Per class: supported on accelerators and fits one.
+std::vector<char> acceleratorAllowed(const Workload& w) {
+  std::vector<double> size(w.numClasses, 0);
+  std::vector<char> allowed(w.numClasses, w.machine.maxFpgas > 0);
+  for (NodeIndex v = 0; v < w.numNodes(); ++v) {
+    size[w.classOf[v]] += w.nodes[v].size;
+    if (!w.nodes[v].supportedOnFpga) allowed[w.classOf[v]] = 0;
+  }
+  for (int c = 0; c < w.numClasses; ++c)
+    if (size[c] > w.machine.maxSizePerFpga) allowed[c] = 0;
+  return allowed;
+}
+
+TEST(LatencyBound, NeverAboveTheBruteForceOptimum) {
+  std::mt19937_64 rng(777);
+  const TinyOptions tiny = latencyTiny();
+  int checked = 0, splitHelps = 0, tight = 0;
+  for (int instance = 0; instance < 200; ++instance) {
+    const Workload w = randomWorkload(rng, tiny);
+    for (int q : {1, 2}) {
+      const double truth = bruteForceLatency(w, q);
+      if (truth == kInf) continue;
+      const LatencyLowerBound bound = latencyLowerBound(w, acceleratorAllowed(w), w.machine.maxCpus > 0, q);
+      EXPECT_LE(bound.value(), truth * (1 + 1e-9) + 1e-12) << "instance " << instance << ", q " << q;
+      EXPECT_LE(bound.computePath, bound.value());
+      ++checked;
+      if (bound.splitPath > bound.computePath * (1 + 1e-9)) ++splitHelps;
+      if (sameObjective(bound.value(), truth)) ++tight;
+    }
+  }
+  EXPECT_GT(checked, 300);
+  EXPECT_GT(splitHelps, 20) << "the split path never beat the compute path";
+  EXPECT_GT(tight, 20);
+}
+
+// Hand-checked, the BERT-24 pattern: a chain of six 4-byte layers, 9 bytes
+// per accelerator, three accelerators, CPUs 100× slower. Two boundaries are
+// forced, each paying the layer's output twice (sent, received).
+TEST(LatencyBound, MemoryForcedBoundariesOnAChain) {
+  std::string nodes, edges;
+  for (int i = 1; i <= 6; ++i) {
+    nodes += std::string(i > 1 ? "," : "") + R"({"id": )" + std::to_string(i) +
+             R"(, "fpgaLatency": 1, "cpuLatency": 100, "size": 4, "supportedOnFpga": true, "isBackwardNode": false})";
+    if (i > 1)
+      edges += std::string(i > 2 ? "," : "") + R"({"sourceId": )" + std::to_string(i - 1) +
+               R"(, "destId": )" + std::to_string(i) + R"(, "cost": 0.5})";
+  }
+  const Workload w = testing::parseOrDie(R"({"maxSizePerFPGA": 9, "maxFPGAs": 3, "maxCPUs": 1, "nodes": [)" +
+                                         nodes + R"(], "edges": [)" + edges + "]}");
+  for (int q : {1, 2}) {
+    const LatencyLowerBound bound = latencyLowerBound(w, acceleratorAllowed(w), true, q);
+    EXPECT_DOUBLE_EQ(bound.computePath, 6);
+    EXPECT_DOUBLE_EQ(bound.splitPath, 8);
+    EXPECT_EQ(bound.pathNodes, 6);
+    EXPECT_DOUBLE_EQ(bruteForceLatency(w, q), 8);
+    SolveOptions options = exactOptions();
+    options.objective = Objective::Latency;
+    options.q = q;
+    const SolveOutcome milp = solve(w, "milp", options);
+    EXPECT_EQ(milp.status, SolveStatus::Optimal);
+    EXPECT_DOUBLE_EQ(milp.objective, 8);
+    EXPECT_DOUBLE_EQ(milp.lowerBound, 8);
+  }
 }
 
 // Hand-checked: a → b → c with b only on the CPU, one accelerator. Keeping a

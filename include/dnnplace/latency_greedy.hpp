@@ -16,8 +16,7 @@
 ///    a convex set, one contiguous subgraph, and the pieces of the plan form
 ///    no cycle.
 /// The objective is the plan's latency (DESIGN §5), computed by the method
-/// and re-checked by the evaluator. The lower bound is the longest path with
-/// each node weighted by its cheapest admissible latency.
+/// and re-checked by the evaluator. The lower bound is latency_bound.hpp's.
 
 #include "dnnplace/solver.hpp"
 

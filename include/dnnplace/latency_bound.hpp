@@ -1,0 +1,41 @@
+#pragma once
+/// Lower bounds on the single-sample latency (DESIGN §5) of every placement.
+///
+/// 1. Compute path: the longest path with each node weighted by its cheapest
+///    admissible latency.
+/// 2. Split path: along that path, a node runs on a CPU core or in an
+///    accelerator piece; consecutive path nodes in one piece form a run. Each
+///    run is a piece of its own (leaving a piece and coming back is a
+///    re-entry, hence another piece), so there are at most maxFPGAs·q runs, and
+///    the classes a run touches share one accelerator, so they fit its memory.
+///    Where the path leaves an accelerator piece, that piece sends the last
+///    node's output (cost paid inside the piece); where it enters one, the
+///    piece receives it; a CPU node waits for its predecessor. So the latency
+///    is at least Σ (run or CPU node time) + Σ over boundaries of the costs
+///    paid there; the minimum over all such splits of the path is found by a
+///    dynamic program over (path position, runs used). This is what proves,
+///    e.g., that a chain that memory forces onto three accelerators pays two
+///    boundaries.
+
+#include <string>
+#include <vector>
+
+#include "dnnplace/workload.hpp"
+
+namespace dnnplace {
+
+struct LatencyLowerBound {
+  double computePath = 0;  ///< bound 1
+  double splitPath = 0;    ///< bound 2 (≥ computePath)
+  int pathNodes = 0;       ///< length of the path the bounds follow
+  double value() const { return splitPath > computePath ? splitPath : computePath; }
+};
+
+/// acceleratorAllowed: per class, whether it may run on an accelerator
+/// (supported and fits one); cpuAllowed: whether CPU cores exist. Classes
+/// allowed nowhere count as free (the caller reports them as infeasible).
+/// q: subgraphs per accelerator.
+LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<char>& acceleratorAllowed,
+                                    bool cpuAllowed, int q);
+
+}  // namespace dnnplace

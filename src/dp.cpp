@@ -646,10 +646,13 @@ class LatticeDp {
     }
     // best[s] only ever holds an upper bound on the final value; keeping it
     // closed under "leave a device empty" lets every state prune with it.
+    // (Nested loops: acceleratorsOf/cpusOf divide, and this runs after every improvement.)
     auto close = [&] {
-      for (int s = 1; s < numStates; ++s) {
-        if (states_.acceleratorsOf(s) > 0) best[s] = std::min(best[s], best[s - step]);
-        if (states_.cpusOf(s) > 0) best[s] = std::min(best[s], best[s - 1]);
+      for (int c = 1; c <= states_.cpus; ++c) best[c] = std::min(best[c], best[c - 1]);
+      for (int s = step; s < numStates; s += step) {
+        best[s] = std::min(best[s], best[s - step]);
+        for (int c = 1; c <= states_.cpus; ++c)
+          best[s + c] = std::min({best[s + c], best[s + c - step], best[s + c - 1]});
       }
     };
     double acceleratorLimit = 0, cpuLimit = 0;

@@ -889,6 +889,10 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   states.accelerators = std::min(machine.maxFpgas, graph.numSuperNodes);
   states.cpus = std::min(machine.maxCpus, graph.numSuperNodes);
 
+  // Known before any work, so a run stopped early still reports it.
+  const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
+  result.provenLowerBound = std::max(bounds.lower, lowerBound);
+
   IdealLattice lattice;
   IdealLattice::Limits limits;
   limits.maxIdeals = options.maxIdeals;
@@ -924,7 +928,6 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   // that does not proves a higher lower bound, and past every possible
   // max-load the run decides. With a known plan, one run below it: near an
   // optimum, a failed probe costs about as much as the decisive run.
-  const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
   const bool probing = !std::isfinite(upperBound);
   const double ceiling = probing ? bounds.upper * 2 + 1 : upperBound;
   double proven = std::max(bounds.lower, lowerBound);

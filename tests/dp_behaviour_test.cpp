@@ -96,6 +96,24 @@ TEST(DpBehaviour, LimitsGiveNoSolutionWithProgressReport) {
   EXPECT_NE(outcome.message.find("interrupted"), std::string::npos) << outcome.message;
 }
 
+TEST(DpBehaviour, TimeLimitReturnsTheIncumbentWithAProvenLowerBound) {
+  // 65,538 ideals: far more than 20 ms of work, while the seeds along one
+  // order take microseconds.
+  GeneratorOptions generator;
+  generator.shape = GraphShape::SeriesParallel;
+  generator.blocks = 1;
+  generator.width = 8;
+  const Workload w = generateWorkload(generator);
+  SolveOptions options;
+  options.timeLimitSeconds = 0.02;
+  const SolveOutcome outcome = solve(w, "dp", options);
+  ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
+  EXPECT_NE(outcome.message.find("time limit"), std::string::npos) << outcome.message;
+  EXPECT_GT(outcome.lowerBound, 0);
+  EXPECT_LE(outcome.lowerBound, outcome.objective);
+  EXPECT_GE(outcome.lowerBound, trivialThroughputLowerBound(w) * (1 - 1e-12));
+}
+
 TEST(DpBehaviour, DiffMaximaIsRefusedAndLatencyIsThePlansLatency) {
   const Workload w = chainWorkload({1e9, 2, 1}, {1, 1, 1, 1});
   SolveOptions options;

@@ -17,6 +17,17 @@
 namespace dnnplace {
 namespace {
 
+/// A generated series-parallel workload (inception-like blocks of parallel chains).
+Workload seriesParallel(int blocks, int width, bool training = false, std::uint64_t seed = 1) {
+  GeneratorOptions generator;
+  generator.shape = GraphShape::SeriesParallel;
+  generator.blocks = blocks;
+  generator.width = width;
+  generator.training = training;
+  generator.seed = seed;
+  return generateWorkload(generator);
+}
+
 Workload chainWorkload(Machine machine, std::vector<double> sizes, bool unsupportedMiddle = false) {
   std::vector<Node> nodes;
   std::vector<RawEdge> edges;
@@ -69,11 +80,7 @@ TEST(DpBehaviour, TooFewDevicesForTheMemoryIsInfeasible) {
 }
 
 TEST(DpBehaviour, LimitsGiveNoSolutionWithProgressReport) {
-  GeneratorOptions generator;
-  generator.shape = GraphShape::SeriesParallel;
-  generator.blocks = 2;
-  generator.width = 5;
-  const Workload w = generateWorkload(generator);
+  const Workload w = seriesParallel(2, 5);
   SolveOptions options;
   options.maxIdeals = 50;
   SolveOutcome outcome = solve(w, "dp", options);
@@ -99,11 +106,7 @@ TEST(DpBehaviour, LimitsGiveNoSolutionWithProgressReport) {
 TEST(DpBehaviour, TimeLimitReturnsTheIncumbentWithAProvenLowerBound) {
   // 65,538 ideals: far more than 20 ms of work, while the seeds along one
   // order take microseconds.
-  GeneratorOptions generator;
-  generator.shape = GraphShape::SeriesParallel;
-  generator.blocks = 1;
-  generator.width = 8;
-  const Workload w = generateWorkload(generator);
+  const Workload w = seriesParallel(1, 8);
   SolveOptions options;
   options.timeLimitSeconds = 0.02;
   const SolveOutcome outcome = solve(w, "dp", options);
@@ -136,12 +139,7 @@ TEST(DpBehaviour, DiffMaximaIsRefusedAndLatencyIsThePlansLatency) {
 }
 
 TEST(DpBehaviour, ThreadsDoNotChangeTheAnswerAndProgressIsReported) {
-  GeneratorOptions generator;
-  generator.shape = GraphShape::SeriesParallel;
-  generator.blocks = 3;
-  generator.width = 5;
-  generator.training = true;
-  const Workload w = generateWorkload(generator);
+  const Workload w = seriesParallel(3, 5, true);
   SolveOptions one;
   const SolveOutcome single = solve(w, "dp", one);
   ASSERT_EQ(single.status, SolveStatus::Optimal) << single.message;
@@ -163,13 +161,8 @@ TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
   for (int width : {4, 5, 6})
     for (int blocks : {2, 4})
       for (bool training : {false, true}) {
-        GeneratorOptions generator;
-        generator.shape = GraphShape::SeriesParallel;
-        generator.blocks = blocks;
-        generator.width = width;
-        generator.training = training;
-        generator.seed = static_cast<std::uint64_t>(100 * width + 10 * blocks + training);
-        const Workload w = generateWorkload(generator);
+        const Workload w =
+            seriesParallel(blocks, width, training, static_cast<std::uint64_t>(100 * width + 10 * blocks + training));
         SCOPED_TRACE("width " + std::to_string(width) + " blocks " + std::to_string(blocks));
         ASSERT_GE(countIdeals(w, 0).count, 512u);
         const SolveOutcome single = solve(w, "dp", SolveOptions{});

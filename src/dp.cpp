@@ -7,8 +7,8 @@
 // load(I ∖ J)) → backtrack the chain → map blocks back to original nodes.
 //
 // What keeps it fast (issue 3):
-// * a bound ("cut") from the same DP along one topological order, which is a
-//   chain of this lattice too; only values below it are tracked;
+// * a bound ("cut") from seed plans that are chains of this lattice too;
+//   only values below it are tracked;
 // * per ideal, only states that the work can fit (prefix) and that leave
 //   enough devices for the rest of the graph (future) are computed; the work
 //   bound uses the largest accelerator/CPU latency ratio, which is tight when
@@ -22,8 +22,9 @@
 // * threads take ideals in id order, a few at a time, and wait only when a
 //   sub-ideal they read is still being computed (ids grow with size);
 // * the seeds: a greedy packing along one topological order bounds the DP
-//   along three orders, whose best plan cuts the full DP; with no bound at
-//   all, the DP probes from a lower bound upwards (solveChain).
+//   along three orders and the DP on a graph whose chains stay whole; the
+//   best plan cuts the full DP; with no bound at all, the DP probes from a
+//   lower bound upwards (solveChain).
 
 #include "dnnplace/dp.hpp"
 
@@ -35,6 +36,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -1164,6 +1166,38 @@ SolveOutcome solveLinearized(const Workload& workload, const SolveOptions& optio
 
 }  // namespace
 
+namespace {
+
+/// The workload with every chain of super-nodes (u → v, v u's only successor
+/// and u v's only predecessor, in the contracted forward DAG) made one color
+/// class: the same nodes and edges, so its plans are plans of the original,
+/// and each of its ideals is an ideal of the original. nullopt when no chain
+/// has two super-nodes.
+std::optional<Workload> chainCoarsened(const Workload& workload, const ContractedGraph& graph) {
+  const int n = graph.numSuperNodes;
+  std::vector<int> chainOf(n);
+  bool merged = false;
+  for (int u = 0; u < n; ++u) chainOf[u] = u;
+  for (int u = 0; u < n; ++u) {  // topological numbering: chainOf[u] is final here
+    if (graph.succStart[u + 1] - graph.succStart[u] != 1) continue;
+    const int v = graph.succ[graph.succStart[u]];
+    if (graph.predStart[v + 1] - graph.predStart[v] != 1) continue;
+    chainOf[v] = chainOf[u];
+    merged = true;
+  }
+  if (!merged) return std::nullopt;
+  std::vector<Node> nodes = workload.nodes;
+  for (NodeIndex v = 0; v < workload.numNodes(); ++v) nodes[v].colorClass = chainOf[graph.superOf[v]];
+  std::vector<RawEdge> edges;
+  edges.reserve(workload.edges.size());
+  for (const Edge& e : workload.edges)
+    edges.push_back({workload.nodes[e.source].id, workload.nodes[e.dest].id, workload.outCost[e.source]});
+  std::string error;
+  return buildWorkload(workload.name, workload.machine, std::move(nodes), edges, &error);
+}
+
+}  // namespace
+
 SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
   if (options.diffMaxima) {
@@ -1180,82 +1214,88 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     return outcome;
   }
 
-  // Seed the bound with the same DP along one topological order (polynomial):
-  // its plan is a chain of ideals of this very graph, so it stays reachable.
-  // Three orders are tried (smallest-first, depth-first, breadth-first), each
-  // cut by the best plan so far, starting from a greedy packing of the first;
-  // the best is kept. All number the same super-nodes, so any of their plans
-  // is a chain here. A small lattice is cheaper to solve than the seeds:
-  // then only the greedy bound is used.
+  // Seeds: plans whose max-load cuts the full DP. Each is a chain of ideals
+  // of this very graph, so the DP can reach it again.
+  // * The same DP along one topological order (polynomial), for three orders
+  //   (smallest-first, depth-first, breadth-first), each cut by the best plan
+  //   so far, starting from a greedy packing of the first order.
+  // * The full DP on a coarser graph whose chains of super-nodes stay whole
+  //   (wide graphs: it groups whole branches, which no single order can).
+  // A small lattice is cheaper to solve than the seeds: then only the greedy
+  // bound is used.
   SolveOptions seedOptions = options;
   seedOptions.maxIdeals = 0;
   seedOptions.memoryLimitBytes = 0;
   seedOptions.progress = nullptr;
   ContractionOptions linear;
   linear.linearize = true;
-  ContractedGraph linearGraph = contractWorkload(workload, linear);
-  const double greedy = greedyChainBound(workload, linearGraph);
+  const ContractedGraph firstOrder = contractWorkload(workload, linear);
+  const double greedy = greedyChainBound(workload, firstOrder);
   constexpr std::uint64_t kSmallLattice = 1000;
   const bool smallLattice = !countIdeals(graph, kSmallLattice).exceeded;
-  ChainResult seed;
+  std::optional<Placement> seedPlan;
+  double seedObjective = kInfinity;
+  auto offer = [&](const Workload& w, const ContractedGraph& g, const ChainResult& r) {
+    if (r.kind == ChainResult::Kind::Found && r.objective < seedObjective) {
+      seedPlan = placementOf(w, g, r.blocks);
+      seedObjective = r.objective;
+    }
+  };
   if (!smallLattice) {
-    seed = solveChain(workload, linearGraph, seedOptions, deadline, greedy);
+    offer(workload, firstOrder, solveChain(workload, firstOrder, seedOptions, deadline, greedy));
     for (auto order : {ContractionOptions::Order::DepthFirst, ContractionOptions::Order::BreadthFirst}) {
       linear.order = order;
-      ContractedGraph otherGraph = contractWorkload(workload, linear);
-      const double cut = seed.kind == ChainResult::Kind::Found ? seed.objective : greedy;
-      ChainResult other = solveChain(workload, otherGraph, seedOptions, deadline, cut);
-      if (other.kind == ChainResult::Kind::Found &&
-          (seed.kind != ChainResult::Kind::Found || other.objective < seed.objective)) {
-        seed = std::move(other);
-        linearGraph = std::move(otherGraph);
-      }
+      const ContractedGraph other = contractWorkload(workload, linear);
+      offer(workload, other,
+            solveChain(workload, other, seedOptions, deadline, std::min(seedObjective, greedy)));
+    }
+    if (const std::optional<Workload> coarse = chainCoarsened(workload, graph)) {
+      const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});
+      // Only when cheap: on the paper's graphs a larger coarse lattice costs more than it saves.
+      constexpr std::uint64_t kCoarseLattice = 2000;
+      if (coarseGraph.numSuperNodes < graph.numSuperNodes &&
+          !countIdeals(coarseGraph, kCoarseLattice).exceeded)
+        offer(*coarse, coarseGraph,
+              solveChain(*coarse, coarseGraph, seedOptions, deadline, std::min(seedObjective, greedy)));
     }
   }
-  if (options.progress && seed.kind == ChainResult::Kind::Found)
-    options.progress("dp: plan along one topological order: " + formatNumber(seed.objective));
+  if (options.progress && seedPlan)
+    options.progress("dp: best seed plan: " + formatNumber(seedObjective));
 
-  const double cut = seed.kind == ChainResult::Kind::Found ? seed.objective : greedy;
+  const double cut = std::min(seedObjective, greedy);
   ChainResult chain = solveChain(workload, graph, options, deadline, cut);
-  if (chain.kind == ChainResult::Kind::NoChain && seed.kind != ChainResult::Kind::Found && std::isfinite(cut))
+  if (chain.kind == ChainResult::Kind::NoChain && !seedPlan && std::isfinite(cut))
     chain = solveChain(workload, graph, options, deadline, kInfinity);  // only rounding could get here
 
-  const ContractedGraph* planGraph = &graph;
-  const ChainResult* planChain = &chain;
-  if (chain.kind != ChainResult::Kind::Found && !isLimit(chain.kind) &&
-      seed.kind == ChainResult::Kind::Found) {
-    // Nothing strictly below the seed's cut: the seed is optimal.
-    planGraph = &linearGraph;
-    planChain = &seed;
-  }
   if (isLimit(chain.kind)) {
     const bool stoppedByUser = chain.kind == ChainResult::Kind::TimeLimit ||
                                chain.kind == ChainResult::Kind::Interrupted;
-    if (stoppedByUser && seed.kind == ChainResult::Kind::Found) {
+    if (stoppedByUser && seedPlan) {
       // Return the incumbent, labelled as such.
       outcome.status = SolveStatus::Feasible;
-      outcome.placement = placementOf(workload, linearGraph, seed.blocks);
-      outcome.objective = seed.objective;
+      outcome.placement = *seedPlan;
+      outcome.objective = seedObjective;
       outcome.lowerBound = chain.provenLowerBound;
-      outcome.message = limitMessage(chain, options) +
-                        "; returning the plan optimal along one topological order";
+      outcome.message = limitMessage(chain, options) + "; returning the best seed plan";
     } else {
       outcome.status = SolveStatus::NoSolution;
       outcome.message = limitMessage(chain, options);
       return outcome;
     }
-  } else if (planChain->kind == ChainResult::Kind::InternalError) {
+  } else if (chain.kind == ChainResult::Kind::InternalError) {
     outcome.status = SolveStatus::Error;
     outcome.message = "internal error: the DP could not recover its plan";
     return outcome;
-  } else if (planChain->kind != ChainResult::Kind::Found) {
+  } else if (chain.kind != ChainResult::Kind::Found && !seedPlan) {
     outcome.status = SolveStatus::Infeasible;
     outcome.message = noChainReason(workload);
     return outcome;
   } else {
+    // Nothing strictly below the seed's cut (up to rounding): the seed is optimal.
+    const bool found = chain.kind == ChainResult::Kind::Found;
     outcome.status = SolveStatus::Optimal;
-    outcome.placement = placementOf(workload, *planGraph, planChain->blocks);
-    outcome.objective = planChain->objective;
+    outcome.placement = found ? placementOf(workload, graph, chain.blocks) : *seedPlan;
+    outcome.objective = found ? chain.objective : seedObjective;
     outcome.lowerBound = outcome.objective;
     outcome.message = "optimal over contiguous placements: " + std::to_string(graph.numSuperNodes) +
                       " super-nodes, " + std::to_string(chain.ideals) + " ideals, " +

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -177,6 +180,52 @@ TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
         ++checked;
       }
   EXPECT_EQ(checked, 12);
+}
+
+/// The same graph with its nodes listed in another order under other ids.
+Workload shuffled(const Workload& w, std::uint64_t seed) {
+  std::vector<NodeIndex> order(w.numNodes());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<Node> nodes;
+  std::vector<std::int64_t> newId(w.numNodes());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    Node node = w.nodes[order[i]];
+    node.id = newId[order[i]] = 1000 + 3 * static_cast<std::int64_t>(i);
+    node.colorClass = 500000 + w.classOf[order[i]];  // same classes, explicit
+    nodes.push_back(node);
+  }
+  std::vector<RawEdge> edges;
+  for (const Edge& e : w.edges) edges.push_back({newId[e.source], newId[e.dest], w.outCost[e.source]});
+  std::shuffle(edges.begin(), edges.end(), rng);
+  std::string error;
+  auto result = buildWorkload("shuffled", w.machine, std::move(nodes), edges, &error);
+  EXPECT_TRUE(result) << error;
+  return std::move(*result);
+}
+
+// Seeds (orders, greedy packing, the chain-coarsened graph) and numbering all
+// depend on the input order; the optimum must not. Lattices of 1,000 ideals
+// or more, where the seeds run.
+TEST(DpBehaviour, OptimumDoesNotDependOnInputOrder) {
+  int checked = 0;
+  for (int width : {5, 6})
+    for (bool training : {false, true}) {
+      const Workload w = seriesParallel(3, width, training, static_cast<std::uint64_t>(width + 7 * training));
+      ASSERT_GE(countIdeals(w, 0).count, 1000u);
+      const SolveOutcome original = solve(w, "dp", SolveOptions{});
+      ASSERT_EQ(original.status, SolveStatus::Optimal) << original.message;
+      for (std::uint64_t seed : {1, 2}) {
+        const SolveOutcome other = solve(shuffled(w, seed), "dp", SolveOptions{});
+        ASSERT_EQ(other.status, SolveStatus::Optimal) << other.message;
+        EXPECT_TRUE(sameObjective(other.objective, original.objective))
+            << "width " << width << " training " << training << " seed " << seed << ": " << other.objective
+            << " vs " << original.objective;
+        ++checked;
+      }
+    }
+  EXPECT_EQ(checked, 8);
 }
 
 TEST(DpBehaviour, EmptyWorkloadIsTriviallyOptimal) {

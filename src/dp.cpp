@@ -951,7 +951,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     dpLimits.interrupt = options.interrupt;
     if (options.progress) {
       dpLimits.progress = [&](const std::string& line) {
-        options.progress(line + " (probing below " + formatNumber(target) + ")" +
+        options.progress(line + (probe ? " (probing below " + formatNumber(target) + ")" : "") +
                          (std::isfinite(upperBound) ? ", best so far " + formatNumber(upperBound) : ""));
       };
     }

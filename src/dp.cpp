@@ -364,15 +364,15 @@ class LatticeDp {
     }
     done_ = done.get();
     std::atomic<std::int32_t> next{1};
-    std::atomic<bool> stop{false};
-    std::atomic<int> why{0};  // 1 time limit, 2 interrupted
+    // Why the threads stop early, if they do (one store; read by all).
+    std::atomic<DpRun> stop{DpRun::Complete};
     auto lastReport = Clock::now();
     auto work = [&](int t) {
       constexpr std::int32_t kChunk = 4;  // ideals differ a lot in cost: hand them out finely
       std::int32_t sinceCheck = 0;
       for (;;) {
         const std::int32_t first = next.fetch_add(kChunk, std::memory_order_relaxed);
-        if (first >= numIdeals || stop.load(std::memory_order_relaxed)) return;
+        if (first >= numIdeals || stop.load(std::memory_order_relaxed) != DpRun::Complete) return;
         const std::int32_t last = std::min(numIdeals, first + kChunk);
         for (std::int32_t ideal = first; ideal < last; ++ideal) {
           relax(ideal, walkers[t], scratch[t], &threadStats[t]);
@@ -380,18 +380,12 @@ class LatticeDp {
         }
         if ((sinceCheck += kChunk) < 256) continue;
         sinceCheck = 0;
-        if (limits.interrupt && limits.interrupt->load()) {
-          why = 2;
-          stop = true;
-        }
+        if (limits.interrupt && limits.interrupt->load()) stop = DpRun::Interrupted;
         const auto now = Clock::now();
-        if (now > limits.deadline) {
-          why = 1;
-          stop = true;
-        }
+        if (now > limits.deadline) stop = DpRun::TimeLimit;
         // A thread only ever waits for ideals already handed out, which
         // their threads finish before they look at `stop`: no one is left waiting.
-        if (stop.load()) return;
+        if (stop.load() != DpRun::Complete) return;
         if (t == 0 && limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
           lastReport = now;
           limits.progress("dp: " + std::to_string(last) + " of " + std::to_string(numIdeals) + " ideals done");
@@ -407,9 +401,7 @@ class LatticeDp {
       stats->blocksVisited += s.blocksVisited;
       stats->memoryRejectedABlock = stats->memoryRejectedABlock || s.memoryRejectedABlock;
     }
-    if (why == 2) return DpRun::Interrupted;
-    if (why == 1) return DpRun::TimeLimit;
-    return DpRun::Complete;
+    return stop.load();
   }
 
   double value(std::int32_t ideal, int state) const {

@@ -22,7 +22,8 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
   };
 
   // 1. The compute path, remembering the predecessor each finish time came from.
-  std::vector<double> finish(numNodes, 0);
+  std::vector<double>& finish = bound.earliestFinish;
+  finish.assign(numNodes, 0);
   std::vector<NodeIndex> from(numNodes, -1);
   NodeIndex last = 0;
   for (NodeIndex v : workload.topologicalOrder) {

@@ -581,23 +581,6 @@ Model throughputModel(const Workload& w, const std::vector<ClassInfo>& info,
   return m;
 }
 
-/// Longest path where each node costs its cheapest possible running time:
-/// no node can finish earlier (a valid lower bound on finish times).
-std::vector<double> earliestFinish(const Workload& w, const std::vector<ClassInfo>&,
-                                   const Allowed& allowed) {
-  std::vector<double> head(w.numNodes(), 0);
-  for (NodeIndex v : w.topologicalOrder) {
-    double start = 0;
-    for (NodeIndex u : w.predecessors(v)) start = std::max(start, head[u]);
-    const Node& node = w.nodes[v];
-    double best = kInfinity;
-    if (allowed.accelerator[w.classOf[v]]) best = node.fpgaLatency;
-    if (allowed.cpu) best = std::min(best, node.cpuLatency);
-    head[v] = start + (best == kInfinity ? 0 : best);
-  }
-  return head;
-}
-
 /// Latency model (DESIGN §5), `upperBound` a known latency (or ∞).
 Model latencyModel(const Workload& w, const std::vector<ClassInfo>& info, const Allowed& allowed,
                    int q, double upperBound) {
@@ -704,12 +687,14 @@ Model latencyModel(const Workload& w, const std::vector<ClassInfo>& info, const 
   }
 
   // Timing.
-  const std::vector<double> head = earliestFinish(w, info, allowed);
-  // The split-path bound (latency_bound.hpp) counts the communication that
-  // memory and device counts force onto the critical path, which the big-M
-  // relaxation cannot see; as the latency column's floor it also lets CBC
-  // stop once an incumbent reaches it.
-  const double floor = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q).value();
+  // Per node, no finish before the compute path to it. The split-path bound
+  // (latency_bound.hpp) counts the communication that memory and device
+  // counts force onto the critical path, which the big-M relaxation cannot
+  // see; as the latency column's floor it also lets CBC stop once an
+  // incumbent reaches it.
+  const LatencyLowerBound bound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q);
+  const std::vector<double>& head = bound.earliestFinish;
+  const double floor = bound.value();
   const double timeUpper = upperBound == kInfinity ? kInfinity : bigM;
   const int latency = b.addColumn("latency", std::min(floor, timeUpper), timeUpper, 1, false);
   m.simpleBound = floor;

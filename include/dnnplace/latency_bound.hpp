@@ -28,6 +28,8 @@ struct LatencyLowerBound {
   double computePath = 0;  ///< bound 1
   double splitPath = 0;    ///< bound 2 (≥ computePath)
   int pathNodes = 0;       ///< length of the path the bounds follow
+  /// Per node: the compute path ending there, a bound on its finish time.
+  std::vector<double> earliestFinish;
   double value() const { return splitPath > computePath ? splitPath : computePath; }
 };
 

@@ -1233,13 +1233,14 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       seedObjective = r.objective;
     }
   };
+  auto seed = [&](const Workload& w, const ContractedGraph& g) {
+    offer(w, g, solveChain(w, g, seedOptions, deadline, std::min(seedObjective, greedy)));
+  };
   if (!smallLattice) {
-    offer(workload, firstOrder, solveChain(workload, firstOrder, seedOptions, deadline, greedy));
+    seed(workload, firstOrder);
     for (auto order : {ContractionOptions::Order::DepthFirst, ContractionOptions::Order::BreadthFirst}) {
       linear.order = order;
-      const ContractedGraph other = contractWorkload(workload, linear);
-      offer(workload, other,
-            solveChain(workload, other, seedOptions, deadline, std::min(seedObjective, greedy)));
+      seed(workload, contractWorkload(workload, linear));
     }
     if (const std::optional<Workload> coarse = chainCoarsened(workload, graph)) {
       const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});
@@ -1247,8 +1248,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       constexpr std::uint64_t kCoarseLattice = 2000;
       if (coarseGraph.numSuperNodes < graph.numSuperNodes &&
           !countIdeals(coarseGraph, kCoarseLattice).exceeded)
-        offer(*coarse, coarseGraph,
-              solveChain(*coarse, coarseGraph, seedOptions, deadline, std::min(seedObjective, greedy)));
+        seed(*coarse, coarseGraph);
     }
   }
   if (options.progress && seedPlan)

@@ -113,33 +113,26 @@ def note_for(workload, row):
 
 # ---------------------------------------------------------------- results.md
 if only in ("", "results"):
-    tp_methods = ["dp", "dp-linear", "pipedream", "milp", "scotch", "local-search", "single", "cpu"]
-    tp_rows = {}
-    for key in sorted(tp_expected):
-        path = os.path.join(shared, "workloads", key)
-        rows = {}
-        for m in tp_methods:
-            log(f"throughput {key}: {m}")
-            rows[m] = compare_one(path, m, "throughput")
-        ref = tp_expected[key]
-        if "expert_split" in ref:
-            log(f"throughput {key}: expert")
-            rows["expert"] = expert(path, os.path.join(shared, "workloads", ref["expert_split"]), "throughput")
-        tp_rows[key] = rows
+    def run_all(expected, methods, objective):
+        """Per workload: every method's row, plus the expert split when the reference has one."""
+        table = {}
+        for key in sorted(expected):
+            path = os.path.join(shared, "workloads", key)
+            rows = {}
+            for m in methods:
+                log(f"{objective} {key}: {m}")
+                rows[m] = compare_one(path, m, objective)
+            if "expert_split" in expected[key]:
+                log(f"{objective} {key}: expert")
+                rows["expert"] = expert(path, os.path.join(shared, "workloads", expected[key]["expert_split"]),
+                                        objective)
+            table[key] = rows
+        return table
 
+    tp_methods = ["dp", "dp-linear", "pipedream", "milp", "scotch", "local-search", "single", "cpu"]
+    tp_rows = run_all(tp_expected, tp_methods, "throughput")
     lat_methods = ["greedy", "dp", "milp", "single", "cpu"]
-    lat_rows = {}
-    for key in sorted(lat_expected):
-        path = os.path.join(shared, "workloads", key)
-        rows = {}
-        for m in lat_methods:
-            log(f"latency {key}: {m}")
-            rows[m] = compare_one(path, m, "latency")
-        ref = lat_expected[key]
-        if "expert_split" in ref:
-            log(f"latency {key}: expert")
-            rows["expert"] = expert(path, os.path.join(shared, "workloads", ref["expert_split"]), "latency")
-        lat_rows[key] = rows
+    lat_rows = run_all(lat_expected, lat_methods, "latency")
 
     def short(key):
         return key.split("/", 1)[1].replace(".json", "")

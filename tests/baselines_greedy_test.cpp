@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <limits>
 #include <random>
 
@@ -198,18 +197,13 @@ TEST(LatencyGreedy, RejectsTheThroughputObjectiveAndNoRoomAnywhere) {
 // never worse than the reference's greedy (which uses another topological order).
 TEST(LatencyGreedy, SharedLatencyWorkloadsFeasibleAndNoWorseThanTheReference) {
   DNNPLACE_REQUIRE_SHARED(shared);
-  std::ifstream in(shared / "expected" / "latency.json");
-  const auto expected = nlohmann::json::parse(in);
-  int checked = 0;
-  for (const auto& [key, entry] : expected["workloads"].items()) {
-    std::string error;
-    auto workload = loadWorkload((shared / "workloads" / key).string(), &error);
-    ASSERT_TRUE(workload) << error;
-    const SolveOutcome outcome = solve(*workload, "greedy", latencyOptions());
-    expectFeasible(outcome);
-    EXPECT_LE(outcome.objective, entry["greedy_latency"].get<double>() * (1 + 1e-9)) << key;
-    ++checked;
-  }
+  const int checked = testing::forEachExpectedWorkload(
+      shared, "latency.json", nullptr,
+      [](const std::string&, const nlohmann::json& entry, const Workload& workload) {
+        const SolveOutcome outcome = solve(workload, "greedy", latencyOptions());
+        expectFeasible(outcome);
+        EXPECT_LE(outcome.objective, entry["greedy_latency"].get<double>() * (1 + 1e-9));
+      });
   EXPECT_EQ(checked, 7);
 }
 

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -91,26 +90,22 @@ SolveOptions quickOptions(std::uint64_t seed = 1) {
 }
 
 TEST(LocalSearch, GeneratedWorkloadsFeasibleAndAgreeWithEvaluator) {
-  for (GraphShape shape : {GraphShape::Chain, GraphShape::Transformer, GraphShape::Cnn,
-                           GraphShape::SeriesParallel}) {
-    for (bool training : {false, true}) {
-      GeneratorOptions g;
-      g.shape = shape;
-      g.training = training;
-      g.blocks = 3;
-      g.accelerators = 3;
-      g.cpus = 2;
-      g.seed = 7;
-      const Workload workload = generateWorkload(g);
-      const SolveOutcome outcome = solve(workload, "local-search", quickOptions());
-      ASSERT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::Optimal)
-          << statusName(outcome.status) << ": " << outcome.message;
-      EXPECT_TRUE(outcome.evaluation.feasible);
-      EXPECT_LE(outcome.lowerBound, outcome.objective * (1 + 1e-9));
-      // Never worse than all-on-one-accelerator, which is one of its candidates' neighbours.
-      const double single = keys(workload, allOn(workload, 0)).first;
-      EXPECT_LE(outcome.objective, single * (1 + 1e-9));
-    }
+  GeneratorOptions g;
+  g.blocks = 3;
+  g.accelerators = 3;
+  g.cpus = 2;
+  g.seed = 7;
+  const std::vector<Workload> workloads = testing::generatedShapes(g);
+  ASSERT_EQ(workloads.size(), 8u);
+  for (const Workload& workload : workloads) {
+    const SolveOutcome outcome = solve(workload, "local-search", quickOptions());
+    ASSERT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::Optimal)
+        << statusName(outcome.status) << ": " << outcome.message;
+    EXPECT_TRUE(outcome.evaluation.feasible);
+    EXPECT_LE(outcome.lowerBound, outcome.objective * (1 + 1e-9));
+    // Never worse than all-on-one-accelerator, which is one of its candidates' neighbours.
+    const double single = keys(workload, allOn(workload, 0)).first;
+    EXPECT_LE(outcome.objective, single * (1 + 1e-9));
   }
 }
 
@@ -292,22 +287,18 @@ TEST(LocalSearch, EscapesALocalOptimumWhereOnlyASwapHelps) {
 // bench/run_results.sh.
 TEST(LocalSearch, LayerGraphsMatchTheReferenceWithinThreeRestarts) {
   DNNPLACE_REQUIRE_SHARED(shared);
-  std::ifstream in(shared / "expected" / "throughput.json");
-  const auto expected = nlohmann::json::parse(in);
-  int checked = 0;
-  for (const auto& [key, entry] : expected["workloads"].items()) {
-    if (key.find("LayerGraphs") == std::string::npos || !entry.contains("local_search_10_restarts"))
-      continue;
-    std::string error;
-    auto workload = loadWorkload((shared / "workloads" / key).string(), &error);
-    ASSERT_TRUE(workload) << error;
-    SolveOptions options = quickOptions(1);
-    options.restarts = 3;
-    const SolveOutcome outcome = solve(*workload, "local-search", options);
-    ASSERT_TRUE(outcome.placement) << key << ": " << outcome.message;
-    EXPECT_LE(outcome.objective, entry["local_search_10_restarts"].get<double>()) << key;
-    ++checked;
-  }
+  const int checked = testing::forEachExpectedWorkload(
+      shared, "throughput.json",
+      [](const std::string& key, const nlohmann::json& entry) {
+        return key.find("LayerGraphs") != std::string::npos && entry.contains("local_search_10_restarts");
+      },
+      [](const std::string&, const nlohmann::json& entry, const Workload& workload) {
+        SolveOptions options = quickOptions(1);
+        options.restarts = 3;
+        const SolveOutcome outcome = solve(workload, "local-search", options);
+        ASSERT_TRUE(outcome.placement) << outcome.message;
+        EXPECT_LE(outcome.objective, entry["local_search_10_restarts"].get<double>());
+      });
   EXPECT_EQ(checked, 8);
 }
 

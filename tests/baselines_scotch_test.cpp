@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -22,24 +21,20 @@ bool hasPlan(const SolveOutcome& outcome) {
 }
 
 TEST(Scotch, GeneratedWorkloadsFeasibleAndAgreeWithEvaluator) {
-  for (GraphShape shape : {GraphShape::Chain, GraphShape::Transformer, GraphShape::Cnn,
-                           GraphShape::SeriesParallel}) {
-    for (bool training : {false, true}) {
-      GeneratorOptions g;
-      g.shape = shape;
-      g.training = training;
-      g.blocks = 4;
-      g.accelerators = 4;
-      const Workload workload = generateWorkload(g);
-      const SolveOutcome outcome = solve(workload, "scotch", SolveOptions{});
-      ASSERT_TRUE(hasPlan(outcome)) << statusName(outcome.status) << ": " << outcome.message;
-      EXPECT_TRUE(outcome.evaluation.feasible);
-      // A partition into k parts: more than one accelerator used on these graphs.
-      std::set<int> accelerators;
-      for (auto d : outcome.placement->deviceOf)
-        if (d < workload.machine.maxFpgas) accelerators.insert(d);
-      EXPECT_GT(accelerators.size(), 1u);
-    }
+  GeneratorOptions g;
+  g.blocks = 4;
+  g.accelerators = 4;
+  const std::vector<Workload> workloads = testing::generatedShapes(g);
+  ASSERT_EQ(workloads.size(), 8u);
+  for (const Workload& workload : workloads) {
+    const SolveOutcome outcome = solve(workload, "scotch", SolveOptions{});
+    ASSERT_TRUE(hasPlan(outcome)) << statusName(outcome.status) << ": " << outcome.message;
+    EXPECT_TRUE(outcome.evaluation.feasible);
+    // A partition into k parts: more than one accelerator used on these graphs.
+    std::set<int> accelerators;
+    for (auto d : outcome.placement->deviceOf)
+      if (d < workload.machine.maxFpgas) accelerators.insert(d);
+    EXPECT_GT(accelerators.size(), 1u);
   }
 }
 
@@ -121,17 +116,11 @@ TEST(Scotch, ReportsWhatCannotBePlaced) {
 // Every paper throughput workload gets a feasible, evaluator-checked plan.
 TEST(Scotch, SharedThroughputWorkloadsFeasible) {
   DNNPLACE_REQUIRE_SHARED(shared);
-  std::ifstream in(shared / "expected" / "throughput.json");
-  const auto expected = nlohmann::json::parse(in);
-  int checked = 0;
-  for (const auto& [key, entry] : expected["workloads"].items()) {
-    std::string error;
-    auto workload = loadWorkload((shared / "workloads" / key).string(), &error);
-    ASSERT_TRUE(workload) << error;
-    const SolveOutcome outcome = solve(*workload, "scotch", SolveOptions{});
-    EXPECT_TRUE(hasPlan(outcome)) << key << ": " << statusName(outcome.status) << ": " << outcome.message;
-    ++checked;
-  }
+  const int checked = testing::forEachExpectedWorkload(
+      shared, "throughput.json", nullptr, [](const std::string&, const nlohmann::json&, const Workload& workload) {
+        const SolveOutcome outcome = solve(workload, "scotch", SolveOptions{});
+        EXPECT_TRUE(hasPlan(outcome)) << statusName(outcome.status) << ": " << outcome.message;
+      });
   EXPECT_EQ(checked, 15);
 }
 

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,47 +21,40 @@ bool isInception(const std::string& path) { return path.find("inceptionv3") != s
 /// Checks every workload with a dp_optimum whose path passes `select`;
 /// returns how many.
 int checkReferenceOptima(const std::filesystem::path& shared, bool (*select)(const std::string&)) {
-  std::ifstream in(shared / "expected" / "throughput.json");
-  const auto expected = nlohmann::json::parse(in);
-  int checked = 0;
-  for (const auto& [path, figures] : expected.at("workloads").items()) {
-    if (!figures.contains("dp_optimum") || !select(path)) continue;
-    SCOPED_TRACE(path);
-    std::string error;
-    const auto workload = loadWorkload((shared / "workloads" / path).string(), &error);
-    EXPECT_TRUE(workload) << error;
-    if (!workload) continue;
-    ++checked;
+  return testing::forEachExpectedWorkload(
+      shared, "throughput.json",
+      [select](const std::string& path, const nlohmann::json& figures) {
+        return figures.contains("dp_optimum") && select(path);
+      },
+      [](const std::string&, const nlohmann::json& figures, const Workload& workload) {
+        const IdealCount ideals = countIdeals(workload, 0);
+        EXPECT_FALSE(ideals.exceeded);
+        EXPECT_EQ(ideals.count, figures.at("ideals_after_contraction").get<std::uint64_t>());
 
-    const IdealCount ideals = countIdeals(*workload, 0);
-    EXPECT_FALSE(ideals.exceeded);
-    EXPECT_EQ(ideals.count, figures.at("ideals_after_contraction").get<std::uint64_t>());
+        SolveOptions options;
+        options.threads = 2;
+        options.timeLimitSeconds = 3600;  // a loaded machine must not turn this into a time-out
+        const SolveOutcome dp = solve(workload, "dp", options);
+        EXPECT_EQ(dp.status, SolveStatus::Optimal) << dp.message;
+        if (!dp.placement) return;
+        const double optimum = figures.at("dp_optimum").get<double>();
+        EXPECT_NEAR(dp.objective, optimum, 1e-6 * optimum);
+        EXPECT_DOUBLE_EQ(dp.lowerBound, dp.objective);
+        EvaluateOptions contiguous;
+        contiguous.requireContiguous = true;
+        const Evaluation evaluation = evaluate(workload, *dp.placement, contiguous);
+        EXPECT_TRUE(evaluation.feasible);
+        EXPECT_TRUE(evaluation.contiguous);
+        EXPECT_NEAR(evaluation.objective, optimum, 1e-6 * optimum);
 
-    SolveOptions options;
-    options.threads = 2;
-    options.timeLimitSeconds = 3600;  // a loaded machine must not turn this into a time-out
-    const SolveOutcome dp = solve(*workload, "dp", options);
-    EXPECT_EQ(dp.status, SolveStatus::Optimal) << dp.message;
-    if (!dp.placement) continue;
-    const double optimum = figures.at("dp_optimum").get<double>();
-    EXPECT_NEAR(dp.objective, optimum, 1e-6 * optimum);
-    EXPECT_DOUBLE_EQ(dp.lowerBound, dp.objective);
-    EvaluateOptions contiguous;
-    contiguous.requireContiguous = true;
-    const Evaluation evaluation = evaluate(*workload, *dp.placement, contiguous);
-    EXPECT_TRUE(evaluation.feasible);
-    EXPECT_TRUE(evaluation.contiguous);
-    EXPECT_NEAR(evaluation.objective, optimum, 1e-6 * optimum);
-
-    for (const char* method : {"dp-linear", "pipedream"}) {
-      const SolveOutcome restricted = solve(*workload, method, options);
-      EXPECT_EQ(restricted.status, SolveStatus::Feasible) << method << ": " << restricted.message;
-      if (!restricted.placement) continue;
-      EXPECT_GE(restricted.objective, dp.objective * (1 - 1e-9)) << method;
-      EXPECT_TRUE(evaluate(*workload, *restricted.placement, contiguous).contiguous) << method;
-    }
-  }
-  return checked;
+        for (const char* method : {"dp-linear", "pipedream"}) {
+          const SolveOutcome restricted = solve(workload, method, options);
+          EXPECT_EQ(restricted.status, SolveStatus::Feasible) << method << ": " << restricted.message;
+          if (!restricted.placement) continue;
+          EXPECT_GE(restricted.objective, dp.objective * (1 - 1e-9)) << method;
+          EXPECT_TRUE(evaluate(workload, *restricted.placement, contiguous).contiguous) << method;
+        }
+      });
 }
 
 TEST(DpShared, ReferenceOptimaAndIdealCounts) {

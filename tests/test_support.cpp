@@ -69,4 +69,34 @@ Workload parseOrDie(const std::string& json) {
   return std::move(*workload);
 }
 
+int forEachExpectedWorkload(
+    const std::filesystem::path& shared, const std::string& file, const ExpectedEntryFilter& select,
+    const std::function<void(const std::string& key, const nlohmann::json& entry, const Workload&)>& visit) {
+  std::ifstream in(shared / "expected" / file);
+  const auto expected = nlohmann::json::parse(in);
+  int visited = 0;
+  for (const auto& [key, entry] : expected.at("workloads").items()) {
+    if (select && !select(key, entry)) continue;
+    SCOPED_TRACE(key);
+    std::string error;
+    const auto workload = loadWorkload((shared / "workloads" / key).string(), &error);
+    EXPECT_TRUE(workload) << error;
+    if (!workload) continue;
+    visit(key, entry, *workload);
+    ++visited;
+  }
+  return visited;
+}
+
+std::vector<Workload> generatedShapes(GeneratorOptions base) {
+  std::vector<Workload> workloads;
+  for (GraphShape shape : {GraphShape::Chain, GraphShape::Transformer, GraphShape::Cnn, GraphShape::SeriesParallel})
+    for (bool training : {false, true}) {
+      base.shape = shape;
+      base.training = training;
+      workloads.push_back(generateWorkload(base));
+    }
+  return workloads;
+}
+
 }  // namespace dnnplace::testing

@@ -3,9 +3,14 @@
 // running the CLI as a user would.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "dnnplace/generator.hpp"
 #include "dnnplace/workload.hpp"
 
 namespace dnnplace::testing {
@@ -36,5 +41,18 @@ Workload parseOrDie(const std::string& json);
 std::filesystem::path tempPath(const std::string& suffix);
 /// Writes text to a new temporary file and returns its path.
 std::filesystem::path writeTemp(const std::string& text, const std::string& suffix = ".json");
+
+/// Calls visit(key, entry, workload) for every workload listed in
+/// shared/expected/<file> (throughput.json or latency.json) whose entry passes
+/// `select`, in the file's order; a workload that does not load fails the
+/// test. Returns how many were visited.
+using ExpectedEntryFilter = std::function<bool(const std::string& key, const nlohmann::json& entry)>;
+int forEachExpectedWorkload(
+    const std::filesystem::path& shared, const std::string& file, const ExpectedEntryFilter& select,
+    const std::function<void(const std::string& key, const nlohmann::json& entry, const Workload&)>& visit);
+
+/// Every shape the generator makes, for inference and for training, on top of
+/// `base` (its shape and training fields are overwritten).
+std::vector<Workload> generatedShapes(GeneratorOptions base);
 
 }  // namespace dnnplace::testing

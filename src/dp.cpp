@@ -407,7 +407,6 @@ class LatticeDp {
   double value(std::int32_t ideal, int state) const {
     return table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields + state];
   }
-  double cut() const { return cut_; }
 
   struct Block {
     bool accelerator = true;
@@ -551,8 +550,7 @@ class LatticeDp {
     return workBound(here, states_.acceleratorsOf(s), states_.cpusOf(s)) * kMargin < cut_;
   }
   bool stateAlive(std::int32_t ideal, int s) const {
-    return workBound(workOf(ideal), states_.acceleratorsOf(s), states_.cpusOf(s)) * kMargin < cut_ &&
-           futureAlive(ideal, s);
+    return prefixAlive(workOf(ideal), s) && futureAlive(ideal, s);
   }
 
   /// For one live state s of the ideal I and the state s' = s minus the

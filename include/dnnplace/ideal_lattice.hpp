@@ -62,9 +62,6 @@ class IdealLattice {
   std::int32_t numIdeals() const { return static_cast<std::int32_t>(linkStart_.size()) - 1; }
   std::int32_t emptyIdeal() const { return 0; }
   std::int32_t fullIdeal() const { return numIdeals() - 1; }
-  int numLevels() const { return static_cast<int>(levelStart_.size()) - 1; }
-  /// Ideals with `level` elements are the ids [levelBegin(level), levelBegin(level + 1)).
-  std::int32_t levelBegin(int level) const { return levelStart_[level]; }
   std::span<const Link> links(std::int32_t ideal) const {
     return {links_.data() + linkStart_[ideal], links_.data() + linkStart_[ideal + 1]};
   }
@@ -75,7 +72,7 @@ class IdealLattice {
   std::uint64_t bytes() const;
 
  private:
-  std::vector<std::int32_t> levelStart_;
+  std::vector<std::int32_t> levelStart_;  ///< ideals with `level` elements: [levelStart_[level], levelStart_[level + 1])
   std::vector<std::int64_t> linkStart_;
   std::vector<Link> links_;
 };

@@ -16,6 +16,12 @@
 // * sub-ideals are walked without a hash or visited set (canonical order) and
 //   the walk stops as soon as compute + unavoidable communication, memory,
 //   or the rest of the graph rule a block and all its supersets out;
+// * per ideal and state, a lower bound from the sub-ideals one element
+//   smaller (a chain restricted to them changes one block): states out of
+//   reach there stay out of reach, and a state that reaches its bound is
+//   final (lowerBounds);
+// * a block whose remaining state has no accelerator leaves a small J to the
+//   CPU cores: those J are walked up from the empty ideal, not down from I;
 // * a sub-ideal's record is read only when one of its states can matter;
 // * those per-state tests are precomputed per ideal as linear thresholds on
 //   the block's own sums (no divisions, no sub-ideal sums in the inner loop);
@@ -161,6 +167,76 @@ class alignas(64) BlockWalker {
   bool acceleratorFits() const { return acceleratorsExist_ && unsupported == 0 && size <= memory_; }
   double acceleratorLoad() const { return fpga + communication; }
 
+  /// Marks I's elements (what exits() and removalIncrease() test against);
+  /// nothing to do when I is already marked.
+  void mark(std::int32_t ideal) {
+    if (markedIdeal_ == ideal) return;
+    if (++walkStamp_ == 0) {  // wrapped: reset the stamps
+      std::fill(memberStamp_.begin(), memberStamp_.end(), 0);
+      std::fill(exitStamp_.begin(), exitStamp_.end(), 0);
+      walkStamp_ = 1;
+    }
+    forEachElement(ideal, [&](int v) { memberStamp_[v] = walkStamp_; });
+    markedIdeal_ = ideal;
+  }
+
+  /// For a maximal element v of the marked ideal I: the most that taking v
+  /// out of a block B ⊆ I can raise B's load (≥ 0). Hyperedges through v
+  /// that lie inside I may become cut; v's latency goes, and so do
+  /// hyperedges through v with no other element in I (v is maximal, so its
+  /// own output always is one). A CPU block only loses v's latency.
+  double removalIncrease(int v) const {
+    double increase = -graph_.fpgaLatency[v];
+    for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+      const int h = graph_.incidence[i];
+      const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
+      if (total < 2) continue;  // never cut
+      int inside = 0;
+      for (int j = graph_.hyperStart[h]; j < graph_.hyperStart[h + 1]; ++j)
+        inside += memberStamp_[graph_.hyperNodes[j]] == walkStamp_ ? 1 : 0;
+      if (inside == total)
+        increase += graph_.hyperWeight[h];
+      else if (inside == 1)
+        increase -= graph_.hyperWeight[h];
+    }
+    return std::max(0.0, increase);
+  }
+
+  /// Walks the sub-ideals J ≠ I of I upwards from the empty ideal, keeping
+  /// the sums on the block D = I ∖ J. J gains element u only while
+  /// grow(u) holds (called with D's sums before u leaves D; it must only
+  /// turn false as J grows). Calls visit(J) for the empty ideal and every
+  /// J entered. Each J is met once: canonical children add an element
+  /// above J's largest one.
+  template <typename Grow, typename Visit>
+  void walkUp(std::int32_t ideal, const Grow& grow, Visit&& visit, DpStats* stats) {
+    fpga = cpu = size = communication = committed = fitAccelerator = forcedCpu = 0;
+    unsupported = notOnAccelerator = 0;
+    mark(ideal);
+    forEachElement(ideal, [&](int v) { add(v); });
+    upFrames_.clear();
+    if (stats) ++stats->blocksVisited;
+    visit(lattice_.emptyIdeal());
+    upFrames_.push_back({lattice_.emptyIdeal(), lattice_.childBegin(lattice_.emptyIdeal()), -1});
+    while (!upFrames_.empty()) {
+      UpFrame& frame = upFrames_.back();
+      if (frame.next < lattice_.childBegin(frame.ideal + 1)) {
+        const std::int32_t child = frame.next++;
+        const int u = lattice_.addedElement(child);
+        if (child == ideal || memberStamp_[u] != walkStamp_ || !grow(u)) continue;
+        remove(u);
+        if (stats) ++stats->blocksVisited;
+        visit(child);
+        upFrames_.push_back({child, lattice_.childBegin(child), u});
+      } else {
+        if (frame.added >= 0) add(frame.added);
+        upFrames_.pop_back();
+      }
+    }
+    // D is I again: empty it, leaving the hyperedge counters clean.
+    forEachElement(ideal, [&](int v) { remove(v); });
+  }
+
   /// Calls visit(J, path) for every sub-ideal J ≠ I still alive under the
   /// thresholds (read through the callback, so they may shrink during the
   /// walk); visit returns false to stop the walk. The path lists the
@@ -178,17 +254,7 @@ class alignas(64) BlockWalker {
     unsupported = notOnAccelerator = 0;
     frames_.clear();
     path_.clear();
-    if (++walkStamp_ == 0) {  // wrapped: reset the stamps
-      std::fill(memberStamp_.begin(), memberStamp_.end(), 0);
-      std::fill(exitStamp_.begin(), exitStamp_.end(), 0);
-      walkStamp_ = 1;
-    }
-    // Mark I's elements by climbing the canonical parents (last link).
-    for (std::int32_t x = ideal; x != lattice_.emptyIdeal();) {
-      const IdealLattice::Link parent = lattice_.links(x).back();
-      memberStamp_[parent.element] = walkStamp_;
-      x = parent.target;
-    }
+    mark(ideal);
     frames_.push_back({lattice_.links(ideal), 0, graph_.numSuperNodes});
     while (!frames_.empty()) {
       Frame& frame = frames_.back();
@@ -306,6 +372,15 @@ class alignas(64) BlockWalker {
     }
   }
 
+  template <typename F>
+  void forEachElement(std::int32_t ideal, const F& f) const {
+    for (std::int32_t x = ideal; x != lattice_.emptyIdeal();) {
+      const IdealLattice::Link parent = lattice_.links(x).back();
+      f(parent.element);
+      x = parent.target;
+    }
+  }
+
   const ContractedGraph& graph_;
   const IdealLattice& lattice_;
   double memory_;
@@ -313,10 +388,15 @@ class alignas(64) BlockWalker {
   std::vector<std::int32_t> inside_;
   std::vector<char> fits_;
   std::uint32_t walkStamp_ = 0;
+  std::int32_t markedIdeal_ = -1;
   std::vector<std::uint32_t> memberStamp_;  ///< == walkStamp_: in the walk's ideal
   std::vector<std::uint32_t> exitStamp_;    ///< == walkStamp_: exits_ is valid
   std::vector<char> exits_;
   std::vector<Frame> frames_;
+  struct UpFrame {
+    std::int32_t ideal, next, added;  ///< J, its next canonical child, the element J gained (-1: none)
+  };
+  std::vector<UpFrame> upFrames_;
   std::vector<std::int32_t> path_;
 };
 
@@ -621,39 +701,123 @@ class LatticeDp {
   }
 
   struct alignas(64) Scratch {
-    std::vector<int> acceleratorStates, cpuStates;  ///< live states using ≥ 1 of that device
+    /// Live states by the device their last block takes, walked down from I.
+    std::vector<int> acceleratorStates, cpuStates;
+    /// The same, when the state left has no accelerator: walked up (walkUp).
+    std::vector<int> upAcceleratorStates, upCpuStates;
     std::vector<StateTest> acceleratorTests, cpuTests;
+    std::vector<double> lower;  ///< per state: value(I, s) is at least this
   };
+
+  const double* valuesOf(std::int32_t ideal) const {
+    return &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+  }
+
+  /// value(I, s) ≥ value(I ∖ v, s) − removalIncrease(v) for every maximal
+  /// element v of I: restricted to I ∖ v, a chain of I is a chain of I ∖ v
+  /// on no more devices, and only the block that held v changes. So a state
+  /// that is out of reach below every such I ∖ v stays out of reach at I, and
+  /// a state whose value is inherited from one is final at once.
+  void lowerBounds(std::int32_t ideal, BlockWalker& walker, std::vector<double>* lower) const {
+    const int numStates = states_.count();
+    lower->assign(numStates, 0.0);
+    walker.mark(ideal);
+    for (const IdealLattice::Link& link : lattice_.links(ideal)) {
+      const double increase = walker.removalIncrease(link.element);
+      if (done_ && !done_[link.target].load(std::memory_order_acquire)) waitFor(link.target);
+      const double* sub = valuesOf(link.target);
+      const Work subWork = workOf(link.target);
+      for (int s = 1; s < numStates; ++s) {
+        // A state the rest of the graph ruled out holds the cut without being that large.
+        if (!futureAlive(subWork, s)) continue;
+        const double bound = increase > 0 ? (sub[s] - increase) * kMargin : sub[s];
+        (*lower)[s] = std::max((*lower)[s], bound);
+      }
+    }
+  }
+
+  /// The blocks D = I ∖ J of the states in scratch.up*States: J must fit
+  /// the sub-state's CPU cores below the state's best, so J's CPU work is
+  /// below cores · best, which only grows with J.
+  void walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
+    const int step = states_.acceleratorStep();
+    double* best = &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+    const std::vector<double>& lower = scratch.lower;
+    auto grow = [&](int u) {
+      const double subCpu = (whole.cpu - walker.cpu + graph_.cpuLatency[u]) * kMargin;
+      for (int s : scratch.upAcceleratorStates)  // the sub-state (0, c) has c cores
+        if (best[s] > lower[s] && subCpu < states_.cpusOf(s) * best[s]) return true;
+      for (int s : scratch.upCpuStates)  // the sub-state (0, c − 1)
+        if (best[s] > lower[s] && subCpu < (states_.cpusOf(s) - 1) * best[s]) return true;
+      return false;
+    };
+    walker.walkUp(
+        ideal, grow,
+        [&](std::int32_t sub) {
+          if (done_ && !done_[sub].load(std::memory_order_acquire)) waitFor(sub);
+          const double* previous = valuesOf(sub);
+          bool improved = false;
+          auto offer = [&](int s, double candidate) {
+            if (candidate < best[s]) {
+              best[s] = candidate;
+              improved = true;
+            }
+          };
+          if (walker.acceleratorFits()) {
+            const double load = walker.acceleratorLoad();
+            for (int s : scratch.upAcceleratorStates) offer(s, std::max(previous[s - step], load));
+          }
+          for (int s : scratch.upCpuStates) offer(s, std::max(previous[s - 1], walker.cpu));
+          if (improved) close(best);
+        },
+        stats);
+  }
+
+  /// best[s] only ever holds an upper bound on the final value; keeping it
+  /// closed under "leave a device empty" lets every state prune with it.
+  /// (Nested loops: acceleratorsOf/cpusOf divide, and this runs after every improvement.)
+  void close(double* best) const {
+    const int step = states_.acceleratorStep();
+    for (int c = 1; c <= states_.cpus; ++c) best[c] = std::min(best[c], best[c - 1]);
+    for (int s = step; s < states_.count(); s += step) {
+      best[s] = std::min(best[s], best[s - step]);
+      for (int c = 1; c <= states_.cpus; ++c)
+        best[s + c] = std::min({best[s + c], best[s + c - step], best[s + c - 1]});
+    }
+  }
 
   void relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
     const int numStates = states_.count();
     const int step = states_.acceleratorStep();
     double* best = &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+    lowerBounds(ideal, walker, &scratch.lower);
+    const std::vector<double>& lower = scratch.lower;
     scratch.acceleratorStates.clear();
     scratch.cpuStates.clear();
+    scratch.upAcceleratorStates.clear();
+    scratch.upCpuStates.clear();
     for (int s = 1; s < numStates; ++s) {
-      if (!stateAlive(ideal, s)) continue;
-      if (states_.acceleratorsOf(s) > 0) scratch.acceleratorStates.push_back(s);
-      if (states_.cpusOf(s) > 0) scratch.cpuStates.push_back(s);
+      if (lower[s] >= cut_ || !stateAlive(ideal, s)) continue;
+      // A block whose sub-state has no accelerator leaves J to CPU cores
+      // alone, so J is small: those J are walked up from the empty ideal.
+      const int a = states_.acceleratorsOf(s);
+      if (a > 0) (a == 1 ? scratch.upAcceleratorStates : scratch.acceleratorStates).push_back(s);
+      if (states_.cpusOf(s) > 0) (a == 0 ? scratch.upCpuStates : scratch.cpuStates).push_back(s);
     }
-    // best[s] only ever holds an upper bound on the final value; keeping it
-    // closed under "leave a device empty" lets every state prune with it.
-    // (Nested loops: acceleratorsOf/cpusOf divide, and this runs after every improvement.)
-    auto close = [&] {
-      for (int c = 1; c <= states_.cpus; ++c) best[c] = std::min(best[c], best[c - 1]);
-      for (int s = step; s < numStates; s += step) {
-        best[s] = std::min(best[s], best[s - step]);
-        for (int c = 1; c <= states_.cpus; ++c)
-          best[s + c] = std::min({best[s + c], best[s + c - step], best[s + c - 1]});
-      }
-    };
+    // A state whose best reached its lower bound is final.
+    auto open = [&](int s) { return best[s] > lower[s]; };
+    auto close = [&] { this->close(best); };
     double acceleratorLimit = 0, cpuLimit = 0;
     auto updateLimits = [&] {
       acceleratorLimit = cpuLimit = -1;
-      for (int s : scratch.acceleratorStates) acceleratorLimit = std::max(acceleratorLimit, best[s]);
-      for (int s : scratch.cpuStates) cpuLimit = std::max(cpuLimit, best[s]);
+      for (int s : scratch.acceleratorStates)
+        if (open(s)) acceleratorLimit = std::max(acceleratorLimit, best[s]);
+      for (int s : scratch.cpuStates)
+        if (open(s)) cpuLimit = std::max(cpuLimit, best[s]);
     };
     close();
+    const Work whole = workOf(ideal);
+    if (!scratch.upAcceleratorStates.empty() || !scratch.upCpuStates.empty()) walkUp(ideal, whole, walker, scratch, stats);
     updateLimits();
     if (acceleratorLimit < 0 && cpuLimit < 0) return;
     auto thresholds = [&](double* accelerator, double* cpu) {
@@ -664,7 +828,6 @@ class LatticeDp {
     // leaves is useless, and so are all its sub-ideals.
     // The sub-ideal's Work is the ideal's minus the block's: no need to read
     // its record (a cache miss) unless it can matter.
-    const Work whole = workOf(ideal);
     // (The tests below work on the block's sums: the sub-ideal's Work is
     // the ideal's minus the block's.)
     // Per state: the block must still be able to beat that state's best
@@ -680,10 +843,10 @@ class LatticeDp {
       if (walker.acceleratorFits()) {
         const double acceleratorFloor = walker.fpga + walker.committed;
         for (const StateTest& t : scratch.acceleratorTests)
-          if (acceleratorFloor < best[t.state] && t.future(fit, forced, cpu, notOn)) return true;
+          if (acceleratorFloor < best[t.state] && open(t.state) && t.future(fit, forced, cpu, notOn)) return true;
       }
       for (const StateTest& t : scratch.cpuTests)
-        if (cpu < best[t.state] && t.future(fit, forced, cpu, notOn)) return true;
+        if (cpu < best[t.state] && open(t.state) && t.future(fit, forced, cpu, notOn)) return true;
       return false;
     };
     walker.walk(

@@ -49,7 +49,7 @@ IdealCount countIdeals(const Workload& workload, std::uint64_t cap) {
 }
 
 std::uint64_t IdealLattice::bytes() const {
-  return levelStart_.capacity() * sizeof(std::int32_t) +
+  return (levelStart_.capacity() + childBegin_.capacity() + maxElement_.capacity()) * sizeof(std::int32_t) +
          linkStart_.capacity() * sizeof(std::int64_t) + links_.capacity() * sizeof(Link);
 }
 
@@ -59,6 +59,8 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
   levelStart_.assign(1, 0);
   linkStart_.assign(1, 0);
   links_.clear();
+  childBegin_.clear();
+  maxElement_.clear();
 
   // Per ideal while building: largest element and first canonical child; the
   // children of ideal K are the ids [childBegin[K], childBegin[K + 1]).
@@ -133,6 +135,10 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     link.targetBegin = linkStart_[link.target];
     link.targetCount = static_cast<std::int32_t>(linkStart_[link.target + 1] - linkStart_[link.target]);
   }
+  // The full ideal (the last level) was never expanded: it has no children.
+  childBegin.resize(maxElement.size() + 1, static_cast<std::int32_t>(maxElement.size()));
+  childBegin_ = std::move(childBegin);
+  maxElement_ = std::move(maxElement);
   return Status::Complete;
 }
 

@@ -68,6 +68,12 @@ class IdealLattice {
   std::span<const Link> targetLinks(const Link& link) const {
     return {links_.data() + link.targetBegin, static_cast<std::size_t>(link.targetCount)};
   }
+  /// The canonical children of J (J plus one element above max J, whose
+  /// predecessors are all in J) have the ids [childBegin(J), childBegin(J + 1));
+  /// addedElement(K) is the element child K added (the largest of K).
+  /// They let a walk climb from the empty ideal without a hash.
+  std::int32_t childBegin(std::int32_t ideal) const { return childBegin_[ideal]; }
+  std::int32_t addedElement(std::int32_t ideal) const { return maxElement_[ideal]; }
   /// Bytes held by the lattice.
   std::uint64_t bytes() const;
 
@@ -75,6 +81,7 @@ class IdealLattice {
   std::vector<std::int32_t> levelStart_;  ///< ideals with `level` elements: [levelStart_[level], levelStart_[level + 1])
   std::vector<std::int64_t> linkStart_;
   std::vector<Link> links_;
+  std::vector<std::int32_t> childBegin_, maxElement_;  ///< numIdeals + 1 and numIdeals entries
 };
 
 }  // namespace dnnplace

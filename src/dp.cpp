@@ -28,7 +28,8 @@
 // * threads take ideals in id order, a few at a time, and wait only when a
 //   sub-ideal they read is still being computed (ids grow with size);
 // * the seeds: a greedy packing along one topological order bounds the DP
-//   along three orders and the DP on a graph whose chains stay whole; the
+//   along three orders and the DP on graphs whose chains stay whole or are
+//   cut in two (when those lattices are small next to the full one); the
 //   best plan cuts the full DP; with no bound at all, the DP probes from a
 //   lower bound upwards (solveChain).
 
@@ -1322,13 +1323,14 @@ SolveOutcome solveLinearized(const Workload& workload, const SolveOptions& optio
 namespace {
 
 /// The workload with every chain of super-nodes (u → v, v u's only successor
-/// and u v's only predecessor, in the contracted forward DAG) made one color
-/// class: the same nodes and edges, so its plans are plans of the original,
-/// and each of its ideals is an ideal of the original. nullopt when no chain
-/// has two super-nodes.
-std::optional<Workload> chainCoarsened(const Workload& workload, const ContractedGraph& graph) {
+/// and u v's only predecessor, in the contracted forward DAG) cut into
+/// `pieces` runs of consecutive super-nodes, each run made one color class:
+/// the same nodes and edges, so its plans are plans of the original, and
+/// each of its ideals is an ideal of the original. nullopt when no chain has
+/// two super-nodes.
+std::optional<Workload> chainCoarsened(const Workload& workload, const ContractedGraph& graph, int pieces) {
   const int n = graph.numSuperNodes;
-  std::vector<int> chainOf(n);
+  std::vector<int> chainOf(n), position(n, 0), length(n, 1);
   bool merged = false;
   for (int u = 0; u < n; ++u) chainOf[u] = u;
   for (int u = 0; u < n; ++u) {  // topological numbering: chainOf[u] is final here
@@ -1336,9 +1338,17 @@ std::optional<Workload> chainCoarsened(const Workload& workload, const Contracte
     const int v = graph.succ[graph.succStart[u]];
     if (graph.predStart[v + 1] - graph.predStart[v] != 1) continue;
     chainOf[v] = chainOf[u];
+    position[v] = position[u] + 1;
+    length[chainOf[u]] = position[v] + 1;
     merged = true;
   }
   if (!merged) return std::nullopt;
+  // Cut each chain into `pieces` runs of about equal length: the piece of
+  // super-node v is its chain head's number times `pieces` plus its run.
+  for (int v = 0; v < n; ++v) {
+    const int head = chainOf[v];
+    chainOf[v] = head * pieces + position[v] * pieces / length[head];
+  }
   std::vector<Node> nodes = workload.nodes;
   for (NodeIndex v = 0; v < workload.numNodes(); ++v) nodes[v].colorClass = chainOf[graph.superOf[v]];
   std::vector<RawEdge> edges;
@@ -1403,12 +1413,15 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       linear.order = order;
       seed(workload, contractWorkload(workload, linear));
     }
-    if (const std::optional<Workload> coarse = chainCoarsened(workload, graph)) {
+    // Whole chains, then chains cut in two. Only when cheap next to the full
+    // DP: on the paper's graphs a larger coarse lattice costs more than it saves.
+    const std::uint64_t fullIdeals = countIdeals(graph, 0).count;
+    for (int pieces : {1, 2}) {
+      const std::optional<Workload> coarse = chainCoarsened(workload, graph, pieces);
+      if (!coarse) break;
       const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});
-      // Only when cheap: on the paper's graphs a larger coarse lattice costs more than it saves.
-      constexpr std::uint64_t kCoarseLattice = 2000;
-      if (coarseGraph.numSuperNodes < graph.numSuperNodes &&
-          !countIdeals(coarseGraph, kCoarseLattice).exceeded)
+      const std::uint64_t cap = pieces == 1 ? 2000 : fullIdeals / 8;
+      if (coarseGraph.numSuperNodes < graph.numSuperNodes && !countIdeals(coarseGraph, cap).exceeded)
         seed(*coarse, coarseGraph);
     }
   }

@@ -108,6 +108,8 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
           if (predMark[link.element] != v)
             links_.push_back({link.element, childWith(link.target, v), 0, 0});
         }
+        // Links address each other with 32 bits (16-byte links).
+        if (links_.size() > std::numeric_limits<std::uint32_t>::max()) return Status::IdealLimit;
         linkStart_.push_back(static_cast<std::int64_t>(links_.size()));
       }
       if ((++checkCounter & 1023) == 0) {
@@ -132,7 +134,7 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     std::sort(links_.begin() + linkStart_[ideal], links_.begin() + linkStart_[ideal + 1],
               [](const Link& a, const Link& b) { return a.element < b.element; });
   for (Link& link : links_) {
-    link.targetBegin = linkStart_[link.target];
+    link.targetBegin = static_cast<std::uint32_t>(linkStart_[link.target]);
     link.targetCount = static_cast<std::int32_t>(linkStart_[link.target + 1] - linkStart_[link.target]);
   }
   // The full ideal (the last level) was never expanded: it has no children.

@@ -41,11 +41,12 @@ class IdealLattice {
   /// Links of an ideal are sorted by element. Each carries where the
   /// target's own links are, so a walk down the lattice reads one array.
   struct Link {
-    std::int32_t element;      ///< a maximal element v of the ideal
-    std::int32_t target;       ///< id of the ideal without v
-    std::int64_t targetBegin;  ///< the target's links: [targetBegin, targetBegin + targetCount)
+    std::int32_t element;       ///< a maximal element v of the ideal
+    std::int32_t target;        ///< id of the ideal without v
+    std::uint32_t targetBegin;  ///< the target's links: [targetBegin, targetBegin + targetCount)
     std::int32_t targetCount;
   };
+  static_assert(sizeof(Link) == 16, "walks are bound by memory: keep links to a quarter of a cache line");
   struct Limits {
     std::uint64_t maxIdeals = 0;         ///< 0: none
     std::uint64_t memoryLimitBytes = 0;  ///< 0: none

@@ -12,7 +12,8 @@
 // * per ideal, only states that the work can fit (prefix) and that leave
 //   enough devices for the rest of the graph (future) are computed; the work
 //   bound uses the largest accelerator/CPU latency ratio, which is tight when
-//   CPU cores are much slower than accelerators;
+//   CPU cores are much slower than accelerators; a second bound adds the
+//   hyperedges crossing the ideal's boundary, which both sides pay;
 // * sub-ideals are walked without a hash or visited set (canonical order) and
 //   the walk stops as soon as compute + unavoidable communication, memory,
 //   or the rest of the graph rule a block and all its supersets out;
@@ -87,10 +88,12 @@ struct DeviceStates {
 
 /// Per ideal, sums that bound any chain from below: accelerator work of
 /// the super-nodes that fit an accelerator, CPU work of those that do not
-/// (and how many), and all CPU work.
+/// (and how many), and all CPU work; all accelerator latency, and the
+/// weight of the hyperedges crossing the ideal's boundary.
 struct Work {
   double acceleratorFit = 0, forcedCpu = 0, cpu = 0;
   std::int32_t notOnAccelerator = 0;
+  double fpga = 0, crossing = 0;
 };
 
 /// A lower bound on the max-load L of `a` accelerators and `c` CPU cores
@@ -106,6 +109,35 @@ double workBoundOf(const Work& w, int a, int c, double ratio) {
   const double forced = w.forcedCpu / c;
   if (!std::isfinite(ratio)) return forced;
   return std::max(forced, (w.acceleratorFit + ratio * w.forcedCpu) / (a + ratio * c));
+}
+
+/// A lower bound on the max-load L of `a` accelerators and `c` CPU cores
+/// covering a node set S with accelerator latency `fpga` whose boundary
+/// hyperedges weigh `crossing`. Such a hyperedge is cut by every block
+/// holding one of its elements in S, so an accelerator block pays it unless
+/// all those elements sit on CPU cores. With θ the largest (accelerator
+/// latency + hyperedge weight) of a super-node per unit of its CPU latency,
+/// the CPU part X (cpu(X) ≤ c·L) takes at most θ·cpu(X) of both away:
+/// a·L ≥ fpga + crossing − θ·c·L.
+double communicationBoundOf(double fpga, double crossing, int a, int c, double theta) {
+  if (c > 0 && !std::isfinite(theta)) return 0;
+  const double denominator = a + (c > 0 ? c * theta : 0.0);
+  return denominator > 0 ? std::max(0.0, fpga + crossing) / denominator : 0;
+}
+
+/// θ of communicationBoundOf (infinite when a super-node with accelerator
+/// latency or hyperedges takes no CPU time).
+double acceleratorLoadPerCpu(const ContractedGraph& graph) {
+  double theta = 0;
+  for (int v = 0; v < graph.numSuperNodes; ++v) {
+    double load = graph.fpgaLatency[v];
+    for (int i = graph.incidenceStart[v]; i < graph.incidenceStart[v + 1]; ++i) {
+      const int h = graph.incidence[i];
+      if (graph.hyperStart[h + 1] - graph.hyperStart[h] >= 2) load += graph.hyperWeight[h];
+    }
+    if (load > 0) theta = graph.cpuLatency[v] > 0 ? std::max(theta, load / graph.cpuLatency[v]) : kInfinity;
+  }
+  return theta;
 }
 
 double latencyRatio(const ContractedGraph& graph) {
@@ -179,6 +211,22 @@ class alignas(64) BlockWalker {
     }
     forEachElement(ideal, [&](int v) { memberStamp_[v] = walkStamp_; });
     markedIdeal_ = ideal;
+  }
+
+  /// For the largest element v of the marked ideal I: how much the weight of
+  /// hyperedges crossing the boundary grows from I ∖ v to I.
+  double crossingChange(int v) const {
+    double change = 0;
+    for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+      const int h = graph_.incidence[i];
+      const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
+      int inside = 0;
+      for (int j = graph_.hyperStart[h]; j < graph_.hyperStart[h + 1]; ++j)
+        inside += memberStamp_[graph_.hyperNodes[j]] == walkStamp_ ? 1 : 0;
+      const bool after = inside > 0 && inside < total, before = inside - 1 > 0 && inside - 1 < total;
+      change += (after ? graph_.hyperWeight[h] : 0.0) - (before ? graph_.hyperWeight[h] : 0.0);
+    }
+    return change;
   }
 
   /// For a maximal element v of the marked ideal I: the most that taking v
@@ -548,11 +596,22 @@ class LatticeDp {
  private:
   Work workOf(std::int32_t ideal) const {
     const double* record = &table_[static_cast<std::size_t>(ideal) * stride_];
-    return {record[0], record[1], record[2], static_cast<std::int32_t>(record[3])};
+    return {record[0], record[1], record[2], static_cast<std::int32_t>(record[3]), record[4], record[5]};
+  }
+
+  /// Work::crossing of I from its canonical parent's (whose record must be
+  /// final): only the hyperedges through I's largest element change.
+  void computeCrossing(std::int32_t ideal, BlockWalker& walker) {
+    const IdealLattice::Link parent = lattice_.links(ideal).back();
+    if (done_ && !done_[parent.target].load(std::memory_order_acquire)) waitFor(parent.target);
+    walker.mark(ideal);
+    table_[static_cast<std::size_t>(ideal) * stride_ + 5] =
+        table_[static_cast<std::size_t>(parent.target) * stride_ + 5] + walker.crossingChange(parent.element);
   }
 
   void computeWork() {
     ratio_ = latencyRatio(graph_);
+    theta_ = acceleratorLoadPerCpu(graph_);
     for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
       // The last link removes the largest element: the canonical parent.
       const IdealLattice::Link parent = lattice_.links(ideal).back();
@@ -562,11 +621,13 @@ class LatticeDp {
       (fits ? w.acceleratorFit : w.forcedCpu) += fits ? graph_.fpgaLatency[v] : graph_.cpuLatency[v];
       w.cpu += graph_.cpuLatency[v];
       w.notOnAccelerator += fits ? 0 : 1;
+      w.fpga += graph_.fpgaLatency[v];
       double* record = &table_[static_cast<std::size_t>(ideal) * stride_];
       record[0] = w.acceleratorFit;
       record[1] = w.forcedCpu;
       record[2] = w.cpu;
       record[3] = w.notOnAccelerator;
+      record[4] = w.fpga;  // record[5], the crossing, is set when the ideal is relaxed
     }
   }
 
@@ -628,10 +689,20 @@ class LatticeDp {
 
   /// Whether state s at this ideal can lie on a chain below the cut.
   bool prefixAlive(const Work& here, int s) const {
-    return workBound(here, states_.acceleratorsOf(s), states_.cpusOf(s)) * kMargin < cut_;
+    const int a = states_.acceleratorsOf(s), c = states_.cpusOf(s);
+    return workBound(here, a, c) * kMargin < cut_ &&
+           communicationBoundOf(here.fpga, here.crossing, a, c, theta_) * kMargin < cut_;
+  }
+  /// Whether the rest of the graph, which pays the ideal's crossing
+  /// hyperedges too, fits the devices state s leaves (not monotone).
+  bool restPaysCrossingAlive(const Work& here, int s) const {
+    const double restFpga = workOf(lattice_.fullIdeal()).fpga - here.fpga;
+    return communicationBoundOf(restFpga, here.crossing, states_.accelerators - states_.acceleratorsOf(s),
+                                states_.cpus - states_.cpusOf(s), theta_) * kMargin < cut_;
   }
   bool stateAlive(std::int32_t ideal, int s) const {
-    return prefixAlive(workOf(ideal), s) && futureAlive(ideal, s);
+    const Work here = workOf(ideal);
+    return prefixAlive(here, s) && futureAlive(ideal, s) && restPaysCrossingAlive(here, s);
   }
 
   /// For one live state s of the ideal I and the state s' = s minus the
@@ -730,7 +801,7 @@ class LatticeDp {
       const Work subWork = workOf(link.target);
       for (int s = 1; s < numStates; ++s) {
         // A state the rest of the graph ruled out holds the cut without being that large.
-        if (!futureAlive(subWork, s)) continue;
+        if (!futureAlive(subWork, s) || !restPaysCrossingAlive(subWork, s)) continue;
         const double bound = increase > 0 ? (sub[s] - increase) * kMargin : sub[s];
         (*lower)[s] = std::max((*lower)[s], bound);
       }
@@ -791,6 +862,7 @@ class LatticeDp {
     const int numStates = states_.count();
     const int step = states_.acceleratorStep();
     double* best = &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+    computeCrossing(ideal, walker);
     lowerBounds(ideal, walker, &scratch.lower);
     const std::vector<double>& lower = scratch.lower;
     scratch.acceleratorStates.clear();
@@ -906,7 +978,7 @@ class LatticeDp {
         stats);
   }
 
-  double ratio_ = 0;
+  double ratio_ = 0, theta_ = 0;
   /// With several threads: per ideal, whether its record is final.
   std::atomic<char>* done_ = nullptr;
   void waitFor(std::int32_t ideal) const {
@@ -925,7 +997,7 @@ class LatticeDp {
   /// Per ideal, one record: its Work (kWorkFields numbers), then its value
   /// per state. Why together: the walk reads both for each sub-ideal it
   /// meets, in no cache-friendly order, so one record costs one miss.
-  static constexpr int kWorkFields = 4;
+  static constexpr int kWorkFields = 6;
   std::size_t stride_;
   std::vector<double> table_;
 };

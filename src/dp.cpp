@@ -376,7 +376,7 @@ class alignas(64) BlockWalker {
     return exits_[h];
   }
 
-  void add(int v) {
+  [[gnu::always_inline]] void add(int v) {
     if (fits_[v]) {
       fitAccelerator += graph_.fpgaLatency[v];
     } else {
@@ -398,7 +398,7 @@ class alignas(64) BlockWalker {
       if (inside == total) communication -= graph_.hyperWeight[h];
     }
   }
-  void remove(int v) {
+  [[gnu::always_inline]] void remove(int v) {
     if (fits_[v]) {
       fitAccelerator -= graph_.fpgaLatency[v];
     } else {

@@ -111,33 +111,35 @@ double workBoundOf(const Work& w, int a, int c, double ratio) {
   return std::max(forced, (w.acceleratorFit + ratio * w.forcedCpu) / (a + ratio * c));
 }
 
-/// A lower bound on the max-load L of `a` accelerators and `c` CPU cores
-/// covering a node set S with accelerator latency `fpga` whose boundary
-/// hyperedges weigh `crossing`. Such a hyperedge is cut by every block
-/// holding one of its elements in S, so an accelerator block pays it unless
-/// all those elements sit on CPU cores. With θ the largest (accelerator
-/// latency + hyperedge weight) of a super-node per unit of its CPU latency,
-/// the CPU part X (cpu(X) ≤ c·L) takes at most θ·cpu(X) of both away:
-/// a·L ≥ fpga + crossing − θ·c·L.
-double communicationBoundOf(double fpga, double crossing, int a, int c, double theta) {
-  if (c > 0 && !std::isfinite(theta)) return 0;
-  const double denominator = a + (c > 0 ? c * theta : 0.0);
-  return denominator > 0 ? std::max(0.0, fpga + crossing) / denominator : 0;
-}
-
-/// θ of communicationBoundOf (infinite when a super-node with accelerator
-/// latency or hyperedges takes no CPU time).
-double acceleratorLoadPerCpu(const ContractedGraph& graph) {
-  double theta = 0;
+/// How much accelerator load `cores` CPU cores, each loaded below `maxLoad`,
+/// can take off any node set, at most: a super-node moved to a CPU core
+/// removes its accelerator latency and at most its hyperedges (the boundary
+/// ones an accelerator block would otherwise pay). A fractional knapsack of
+/// cores · maxLoad CPU time over the super-nodes a core can hold at all,
+/// best load per CPU time first (infinite when a super-node with load takes
+/// no CPU time).
+double cpuAbsorbable(const ContractedGraph& graph, int cores, double maxLoad) {
+  double budget = cores * maxLoad;
+  std::vector<std::pair<double, double>> items;  // (load per CPU time, CPU time)
   for (int v = 0; v < graph.numSuperNodes; ++v) {
     double load = graph.fpgaLatency[v];
     for (int i = graph.incidenceStart[v]; i < graph.incidenceStart[v + 1]; ++i) {
       const int h = graph.incidence[i];
       if (graph.hyperStart[h + 1] - graph.hyperStart[h] >= 2) load += graph.hyperWeight[h];
     }
-    if (load > 0) theta = graph.cpuLatency[v] > 0 ? std::max(theta, load / graph.cpuLatency[v]) : kInfinity;
+    if (load <= 0 || graph.cpuLatency[v] * (1 - 1e-9) >= maxLoad) continue;
+    if (!(graph.cpuLatency[v] > 0)) return kInfinity;
+    items.emplace_back(load / graph.cpuLatency[v], graph.cpuLatency[v]);
   }
-  return theta;
+  std::sort(items.begin(), items.end(), std::greater<>());
+  double absorbed = 0;
+  for (const auto& [density, time] : items) {
+    if (budget <= 0) break;
+    const double taken = std::min(time, budget);
+    absorbed += density * taken;
+    budget -= taken;
+  }
+  return absorbed;
 }
 
 double latencyRatio(const ContractedGraph& graph) {
@@ -611,7 +613,8 @@ class LatticeDp {
 
   void computeWork() {
     ratio_ = latencyRatio(graph_);
-    theta_ = acceleratorLoadPerCpu(graph_);
+    absorbable_.resize(states_.cpus + 1);
+    for (int c = 0; c <= states_.cpus; ++c) absorbable_[c] = cpuAbsorbable(graph_, c, cut_);
     for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
       // The last link removes the largest element: the canonical parent.
       const IdealLattice::Link parent = lattice_.links(ideal).back();
@@ -687,18 +690,28 @@ class LatticeDp {
                      states_.cpus - states_.cpusOf(s)) * kMargin < cut_;
   }
 
+  /// Whether a accelerators and c CPU cores can cover a node set with
+  /// accelerator latency `fpga` and boundary hyperedges `crossing` below the
+  /// cut: each boundary hyperedge is cut by every block holding one of its
+  /// elements in the set, so the accelerator blocks pay fpga + crossing
+  /// minus what the CPU cores (c · cut of CPU time) take off.
+  bool communicationAlive(double fpga, double crossing, int a, int c) const {
+    const double excess = fpga + crossing - absorbable_[c];
+    // The sums are running totals: an empty rest leaves rounding dust, not work.
+    return excess * kMargin < a * cut_ || excess <= 1e-9 * cut_;
+  }
+
   /// Whether state s at this ideal can lie on a chain below the cut.
   bool prefixAlive(const Work& here, int s) const {
     const int a = states_.acceleratorsOf(s), c = states_.cpusOf(s);
-    return workBound(here, a, c) * kMargin < cut_ &&
-           communicationBoundOf(here.fpga, here.crossing, a, c, theta_) * kMargin < cut_;
+    return workBound(here, a, c) * kMargin < cut_ && communicationAlive(here.fpga, here.crossing, a, c);
   }
   /// Whether the rest of the graph, which pays the ideal's crossing
   /// hyperedges too, fits the devices state s leaves (not monotone).
   bool restPaysCrossingAlive(const Work& here, int s) const {
     const double restFpga = workOf(lattice_.fullIdeal()).fpga - here.fpga;
-    return communicationBoundOf(restFpga, here.crossing, states_.accelerators - states_.acceleratorsOf(s),
-                                states_.cpus - states_.cpusOf(s), theta_) * kMargin < cut_;
+    return communicationAlive(restFpga, here.crossing, states_.accelerators - states_.acceleratorsOf(s),
+                              states_.cpus - states_.cpusOf(s));
   }
   bool stateAlive(std::int32_t ideal, int s) const {
     const Work here = workOf(ideal);
@@ -978,7 +991,8 @@ class LatticeDp {
         stats);
   }
 
-  double ratio_ = 0, theta_ = 0;
+  double ratio_ = 0;
+  std::vector<double> absorbable_;  ///< per number of CPU cores c: cpuAbsorbable(c, cut)
   /// With several threads: per ideal, whether its record is final.
   std::atomic<char>* done_ = nullptr;
   void waitFor(std::int32_t ideal) const {

@@ -100,16 +100,14 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
         nextBits[nextBits.size() - words + (v >> 6)] |= Word{1} << (v & 63);
         // Links: v itself, then every maximal element of the parent that is
         // not a predecessor of v.
-        links_.push_back({v, ideal, 0, 0});
+        links_.push_back({v, ideal, 0});
         for (int i = graph.predStart[v]; i < graph.predStart[v + 1]; ++i) predMark[graph.pred[i]] = v;
         // By index: push_back may reallocate links_ under a span.
         for (std::int64_t i = linkStart_[ideal]; i < linkStart_[ideal + 1]; ++i) {
           const Link link = links_[i];
           if (predMark[link.element] != v)
-            links_.push_back({link.element, childWith(link.target, v), 0, 0});
+            links_.push_back({link.element, childWith(link.target, v), 0});
         }
-        // Links address each other with 32 bits (16-byte links).
-        if (links_.size() > std::numeric_limits<std::uint32_t>::max()) return Status::IdealLimit;
         linkStart_.push_back(static_cast<std::int64_t>(links_.size()));
       }
       if ((++checkCounter & 1023) == 0) {
@@ -134,8 +132,8 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     std::sort(links_.begin() + linkStart_[ideal], links_.begin() + linkStart_[ideal + 1],
               [](const Link& a, const Link& b) { return a.element < b.element; });
   for (Link& link : links_) {
-    link.targetBegin = static_cast<std::uint32_t>(linkStart_[link.target]);
-    link.targetCount = static_cast<std::int32_t>(linkStart_[link.target + 1] - linkStart_[link.target]);
+    const std::int64_t begin = linkStart_[link.target], count = linkStart_[link.target + 1] - begin;
+    link.targetLinks = static_cast<std::uint64_t>(begin) << 8 | static_cast<std::uint64_t>(count);
   }
   // The full ideal (the last level) was never expanded: it has no children.
   childBegin.resize(maxElement.size() + 1, static_cast<std::int32_t>(maxElement.size()));

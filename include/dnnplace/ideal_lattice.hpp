@@ -41,10 +41,12 @@ class IdealLattice {
   /// Links of an ideal are sorted by element. Each carries where the
   /// target's own links are, so a walk down the lattice reads one array.
   struct Link {
-    std::int32_t element;       ///< a maximal element v of the ideal
-    std::int32_t target;        ///< id of the ideal without v
-    std::uint32_t targetBegin;  ///< the target's links: [targetBegin, targetBegin + targetCount)
-    std::int32_t targetCount;
+    std::int32_t element;  ///< a maximal element v of the ideal
+    std::int32_t target;   ///< id of the ideal without v
+    /// The target's links: they start at targetLinks >> 8, and there are
+    /// targetLinks & 255 of them. An ideal with k maximal elements has 2^k
+    /// sub-ideals and ids are 31-bit, so k < 32; 56 bits address every link.
+    std::uint64_t targetLinks;
   };
   static_assert(sizeof(Link) == 16, "walks are bound by memory: keep links to a quarter of a cache line");
   struct Limits {
@@ -67,7 +69,7 @@ class IdealLattice {
     return {links_.data() + linkStart_[ideal], links_.data() + linkStart_[ideal + 1]};
   }
   std::span<const Link> targetLinks(const Link& link) const {
-    return {links_.data() + link.targetBegin, static_cast<std::size_t>(link.targetCount)};
+    return {links_.data() + (link.targetLinks >> 8), static_cast<std::size_t>(link.targetLinks & 255)};
   }
   /// The canonical children of J (J plus one element above max J, whose
   /// predecessors are all in J) have the ids [childBegin(J), childBegin(J + 1));

@@ -202,7 +202,7 @@ class alignas(64) BlockWalker {
   bool acceleratorFits() const { return acceleratorsExist_ && unsupported == 0 && size <= memory_; }
   double acceleratorLoad() const { return fpga + communication; }
 
-  /// Marks I's elements (what exits() and removalIncrease() test against);
+  /// Marks I's elements (what the tests against I below read);
   /// nothing to do when I is already marked.
   void mark(std::int32_t ideal) {
     if (markedIdeal_ == ideal) return;
@@ -222,9 +222,7 @@ class alignas(64) BlockWalker {
     for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
       const int h = graph_.incidence[i];
       const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
-      int inside = 0;
-      for (int j = graph_.hyperStart[h]; j < graph_.hyperStart[h + 1]; ++j)
-        inside += memberStamp_[graph_.hyperNodes[j]] == walkStamp_ ? 1 : 0;
+      const int inside = elementsInMarkedIdeal(h);
       const bool after = inside > 0 && inside < total, before = inside - 1 > 0 && inside - 1 < total;
       change += (after ? graph_.hyperWeight[h] : 0.0) - (before ? graph_.hyperWeight[h] : 0.0);
     }
@@ -242,9 +240,7 @@ class alignas(64) BlockWalker {
       const int h = graph_.incidence[i];
       const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
       if (total < 2) continue;  // never cut
-      int inside = 0;
-      for (int j = graph_.hyperStart[h]; j < graph_.hyperStart[h + 1]; ++j)
-        inside += memberStamp_[graph_.hyperNodes[j]] == walkStamp_ ? 1 : 0;
+      const int inside = elementsInMarkedIdeal(h);
       if (inside == total)
         increase += graph_.hyperWeight[h];
       else if (inside == 1)
@@ -423,6 +419,13 @@ class alignas(64) BlockWalker {
     }
   }
 
+  int elementsInMarkedIdeal(int h) const {
+    int inside = 0;
+    for (int j = graph_.hyperStart[h]; j < graph_.hyperStart[h + 1]; ++j)
+      inside += memberStamp_[graph_.hyperNodes[j]] == walkStamp_ ? 1 : 0;
+    return inside;
+  }
+
   template <typename F>
   void forEachElement(std::int32_t ideal, const F& f) const {
     for (std::int32_t x = ideal; x != lattice_.emptyIdeal();) {
@@ -536,7 +539,7 @@ class LatticeDp {
   }
 
   double value(std::int32_t ideal, int state) const {
-    return table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields + state];
+    return valuesOf(ideal)[state];
   }
 
   struct Block {
@@ -607,8 +610,8 @@ class LatticeDp {
     const IdealLattice::Link parent = lattice_.links(ideal).back();
     if (done_ && !done_[parent.target].load(std::memory_order_acquire)) waitFor(parent.target);
     walker.mark(ideal);
-    table_[static_cast<std::size_t>(ideal) * stride_ + 5] =
-        table_[static_cast<std::size_t>(parent.target) * stride_ + 5] + walker.crossingChange(parent.element);
+    table_[static_cast<std::size_t>(ideal) * stride_ + kCrossingField] =
+        workOf(parent.target).crossing + walker.crossingChange(parent.element);
   }
 
   void computeWork() {
@@ -630,7 +633,7 @@ class LatticeDp {
       record[1] = w.forcedCpu;
       record[2] = w.cpu;
       record[3] = w.notOnAccelerator;
-      record[4] = w.fpga;  // record[5], the crossing, is set when the ideal is relaxed
+      record[4] = w.fpga;  // record[kCrossingField] is set when the ideal is relaxed
     }
   }
 
@@ -797,6 +800,7 @@ class LatticeDp {
   const double* valuesOf(std::int32_t ideal) const {
     return &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
   }
+  double* valuesOf(std::int32_t ideal) { return &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields]; }
 
   /// value(I, s) ≥ value(I ∖ v, s) − removalIncrease(v) for every maximal
   /// element v of I: restricted to I ∖ v, a chain of I is a chain of I ∖ v
@@ -826,7 +830,7 @@ class LatticeDp {
   /// below cores · best, which only grows with J.
   void walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
     const int step = states_.acceleratorStep();
-    double* best = &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+    double* best = valuesOf(ideal);
     const std::vector<double>& lower = scratch.lower;
     auto grow = [&](int u) {
       const double subCpu = (whole.cpu - walker.cpu + graph_.cpuLatency[u]) * kMargin;
@@ -874,7 +878,7 @@ class LatticeDp {
   void relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
     const int numStates = states_.count();
     const int step = states_.acceleratorStep();
-    double* best = &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+    double* best = valuesOf(ideal);
     computeCrossing(ideal, walker);
     lowerBounds(ideal, walker, &scratch.lower);
     const std::vector<double>& lower = scratch.lower;
@@ -959,7 +963,7 @@ class LatticeDp {
             if (!anyAlive) return true;
           }
           if (done_ && !done_[sub].load(std::memory_order_acquire)) waitFor(sub);
-          const double* previous = &table_[static_cast<std::size_t>(sub) * stride_ + kWorkFields];
+          const double* previous = valuesOf(sub);
           bool improved = false;
           if (walker.acceleratorFits()) {
             const double load = walker.acceleratorLoad();
@@ -1012,6 +1016,7 @@ class LatticeDp {
   /// per state. Why together: the walk reads both for each sub-ideal it
   /// meets, in no cache-friendly order, so one record costs one miss.
   static constexpr int kWorkFields = 6;
+  static constexpr int kCrossingField = 5;
   std::size_t stride_;
   std::vector<double> table_;
 };
@@ -1501,12 +1506,11 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     }
     // Whole chains, then chains cut in two. Only when cheap next to the full
     // DP: on the paper's graphs a larger coarse lattice costs more than it saves.
-    const std::uint64_t fullIdeals = countIdeals(graph, 0).count;
     for (int pieces : {1, 2}) {
       const std::optional<Workload> coarse = chainCoarsened(workload, graph, pieces);
       if (!coarse) break;
       const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});
-      const std::uint64_t cap = pieces == 1 ? 2000 : fullIdeals / 8;
+      const std::uint64_t cap = pieces == 1 ? 2000 : countIdeals(graph, 0).count / 8;
       if (coarseGraph.numSuperNodes < graph.numSuperNodes && !countIdeals(coarseGraph, cap).exceeded)
         seed(*coarse, coarseGraph);
     }

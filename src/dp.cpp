@@ -1046,53 +1046,194 @@ double chainObjective(const Workload& workload, const ContractedGraph& graph,
 }
 
 /// A quick upper bound for a linearized graph (super-nodes in chain order):
-/// pack the order greedily onto accelerators under a compute limit T,
-/// binary-searching the smallest T that needs at most maxFPGAs blocks, and
-/// price that packing exactly (communication included). Infinite when some
-/// super-node cannot go on an accelerator (then the DP probes instead).
+/// cut the order into intervals, each on an accelerator or a CPU core, under
+/// a limit T, binary-searching the smallest T the packing meets, and price
+/// that packing exactly. For a given T, reach[a][c] is how far a accelerators
+/// and c cores get, each interval taken as long as it stays under T (its
+/// accelerator load counts communication, a large share on operator graphs);
+/// the next interval goes to whichever device type reaches further. Infinite
+/// when no packing is found (then the DP probes instead).
 double greedyChainBound(const Workload& workload, const ContractedGraph& linear) {
   const int n = linear.numSuperNodes;
   const int accelerators = std::min(workload.machine.maxFpgas, n);
+  const int cpus = std::min(workload.machine.maxCpus, n);
   const double memory = workload.machine.maxSizePerFpga;
-  if (accelerators <= 0) return kInfinity;
+  if (n == 0 || accelerators + cpus <= 0) return kInfinity;
+  // Every super-node needs a device: T is at least its smaller latency.
   double low = 0, high = 0;
   for (int v = 0; v < n; ++v) {
-    if (!linear.supportedOnFpga[v] || linear.size[v] > memory) return kInfinity;
-    low = std::max(low, linear.fpgaLatency[v]);
-    high += linear.fpgaLatency[v];
+    high += linear.fpgaLatency[v] + linear.cpuLatency[v];
+    low = std::max(low, std::min(cpus > 0 ? linear.cpuLatency[v] : kInfinity,
+                                 accelerators > 0 ? linear.fpgaLatency[v] : kInfinity));
   }
-  // Block starts of the packing under limit T; empty when it needs too many blocks.
-  auto pack = [&](double limit, std::vector<int>* starts) {
-    starts->assign(1, 0);
-    double compute = 0, size = 0;
-    for (int v = 0; v < n; ++v) {
-      if (v > starts->back() && (compute + linear.fpgaLatency[v] > limit || size + linear.size[v] > memory)) {
-        if (static_cast<int>(starts->size()) == accelerators) return false;
-        starts->push_back(v);
-        compute = size = 0;
+  for (double w : linear.hyperWeight) high += w;
+
+  std::vector<std::int32_t> inBlock(linear.hyperWeight.size(), 0);
+  std::vector<std::int32_t> touched;
+  // The end of the accelerator interval starting at `start` under `limit`.
+  auto acceleratorReach = [&](int start, double limit) {
+    for (std::int32_t h : touched) inBlock[h] = 0;
+    touched.clear();
+    double compute = 0, size = 0, communication = 0;
+    int v = start;
+    for (; v < n; ++v) {
+      if (!linear.supportedOnFpga[v] || size + linear.size[v] > memory) break;
+      double next = communication;
+      for (std::int32_t i = linear.incidenceStart[v]; i < linear.incidenceStart[v + 1]; ++i) {
+        const std::int32_t h = linear.incidence[i];
+        const std::int32_t members = linear.hyperStart[h + 1] - linear.hyperStart[h];
+        if (inBlock[h] == 0) next += linear.hyperWeight[h];
+        if (inBlock[h] + 1 == members) next -= linear.hyperWeight[h];
+      }
+      if (compute + linear.fpgaLatency[v] + next > limit) break;
+      for (std::int32_t i = linear.incidenceStart[v]; i < linear.incidenceStart[v + 1]; ++i) {
+        const std::int32_t h = linear.incidence[i];
+        if (inBlock[h]++ == 0) touched.push_back(h);
       }
       compute += linear.fpgaLatency[v];
       size += linear.size[v];
+      communication = next;
     }
-    return true;
+    return v;
   };
-  std::vector<int> starts, best;
-  if (!pack(high, &best)) return kInfinity;  // memory alone needs more accelerators
-  for (int iteration = 0; iteration < 40 && high - low > 1e-9 * high; ++iteration) {
+  auto cpuReach = [&](int start, double limit) {
+    double time = 0;
+    int v = start;
+    while (v < n && time + linear.cpuLatency[v] <= limit) time += linear.cpuLatency[v++];
+    return v;
+  };
+  // reach[a][c] and whether its last interval is on a CPU core.
+  const int columns = cpus + 1;
+  std::vector<int> reach((accelerators + 1) * columns);
+  std::vector<char> lastOnCpu(reach.size());
+  auto pack = [&](double limit) -> int {  // a cell reaching the end, or -1
+    for (int a = 0; a <= accelerators; ++a)
+      for (int c = 0; c <= cpus; ++c) {
+        const int cell = a * columns + c;
+        if (cell == 0) {
+          reach[0] = 0;
+          continue;
+        }
+        const int byAccelerator = a > 0 ? acceleratorReach(reach[cell - columns], limit) : -1;
+        const int byCpu = c > 0 ? cpuReach(reach[cell - 1], limit) : -1;
+        lastOnCpu[cell] = byCpu > byAccelerator;
+        reach[cell] = std::max(byAccelerator, byCpu);
+        if (reach[cell] == n) return cell;
+      }
+    return -1;
+  };
+  if (pack(high) < 0) return kInfinity;
+  // Only a cut for linearChainBound: a per mille is close enough.
+  for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
     const double middle = (low + high) / 2;
-    if (pack(middle, &starts)) {
-      high = middle;
-      best = starts;
-    } else {
-      low = middle;
-    }
+    (pack(middle) >= 0 ? high : low) = middle;
   }
-  std::vector<LatticeDp::Block> blocks(best.size());
-  for (std::size_t b = 0; b < best.size(); ++b) {
-    const int end = b + 1 < best.size() ? best[b + 1] : n;
-    for (int v = best[b]; v < end; ++v) blocks[b].superNodes.push_back(v);
+  int cell = pack(high);
+  std::vector<LatticeDp::Block> blocks;
+  while (cell > 0) {
+    const int previous = lastOnCpu[cell] ? cell - 1 : cell - columns;
+    LatticeDp::Block block;
+    block.accelerator = !lastOnCpu[cell];
+    for (int v = reach[previous]; v < reach[cell]; ++v) block.superNodes.push_back(v);
+    if (!block.superNodes.empty()) blocks.push_back(std::move(block));
+    cell = previous;
   }
   return chainObjective(workload, linear, blocks);
+}
+
+/// The best chain of intervals of a linearized graph's order (each interval
+/// on an accelerator or a CPU core) whose max-load is below `cut`, priced
+/// exactly; `cut` when there is none. The lattice DP restricted to one
+/// order, but without a lattice: a forward pass over interval starts, each
+/// interval grown until its compute plus the communication it can no longer
+/// shed (hyperedges reaching back before its start) reaches the cut.
+double linearChainBound(const Workload& workload, const ContractedGraph& linear, double cut) {
+  const int n = linear.numSuperNodes;
+  const int accelerators = std::min(workload.machine.maxFpgas, n);
+  const int cpus = std::min(workload.machine.maxCpus, n);
+  const double memory = workload.machine.maxSizePerFpga;
+  // Without a cut every interval is tried: quadratic, so only for small graphs.
+  constexpr int kUncutLimit = 2000;
+  if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return cut;
+  const int columns = cpus + 1, numStates = (accelerators + 1) * columns;
+  std::vector<std::int32_t> firstMember(linear.hyperWeight.size());
+  for (std::size_t h = 0; h < firstMember.size(); ++h)
+    firstMember[h] = *std::min_element(linear.hyperNodes.begin() + linear.hyperStart[h],
+                                       linear.hyperNodes.begin() + linear.hyperStart[h + 1]);
+  // value[j · numStates + s]: best max-load of the first j super-nodes on
+  // state s's devices; how[...]: the last interval's start, negated − 1 on a CPU core.
+  std::vector<double> value(static_cast<std::size_t>(n + 1) * numStates, cut);
+  std::vector<std::int32_t> how(value.size(), 0);
+  value[0] = 0;
+  std::vector<std::int32_t> inBlock(linear.hyperWeight.size(), 0), touched;
+  std::vector<int> viaAccelerator, viaCpu;  // states s whose s − device is reached at i
+  for (int i = 0; i < n; ++i) {
+    const double* from = &value[static_cast<std::size_t>(i) * numStates];
+    viaAccelerator.clear();
+    viaCpu.clear();
+    for (int s = 0; s < numStates; ++s) {
+      if (s >= columns && from[s - columns] < cut) viaAccelerator.push_back(s);
+      if (s % columns != 0 && from[s - 1] < cut) viaCpu.push_back(s);
+    }
+    if (viaAccelerator.empty() && viaCpu.empty()) continue;
+    for (std::int32_t h : touched) inBlock[h] = 0;
+    touched.clear();
+    double compute = 0, size = 0, communication = 0, committed = 0;
+    for (int j = i; j < n && !viaAccelerator.empty(); ++j) {
+      if (!linear.supportedOnFpga[j] || size + linear.size[j] > memory) break;
+      compute += linear.fpgaLatency[j];
+      size += linear.size[j];
+      for (std::int32_t k = linear.incidenceStart[j]; k < linear.incidenceStart[j + 1]; ++k) {
+        const std::int32_t h = linear.incidence[k];
+        const std::int32_t members = linear.hyperStart[h + 1] - linear.hyperStart[h];
+        if (inBlock[h]++ == 0) {
+          touched.push_back(h);
+          communication += linear.hyperWeight[h];
+          if (firstMember[h] < i) committed += linear.hyperWeight[h];
+        }
+        if (inBlock[h] == members) communication -= linear.hyperWeight[h];
+      }
+      if (compute + committed >= cut) break;
+      const double load = compute + communication;
+      if (load >= cut) continue;
+      double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
+      for (int s : viaAccelerator) {
+        const double candidate = std::max(from[s - columns], load);
+        if (candidate < to[s]) {
+          to[s] = candidate;
+          how[static_cast<std::size_t>(j + 1) * numStates + s] = i;
+        }
+      }
+    }
+    double time = 0;
+    for (int j = i; j < n && !viaCpu.empty(); ++j) {
+      time += linear.cpuLatency[j];
+      if (time >= cut) break;
+      double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
+      for (int s : viaCpu) {
+        const double candidate = std::max(from[s - 1], time);
+        if (candidate < to[s]) {
+          to[s] = candidate;
+          how[static_cast<std::size_t>(j + 1) * numStates + s] = -i - 1;
+        }
+      }
+    }
+  }
+  const double* last = &value[static_cast<std::size_t>(n) * numStates];
+  int state = static_cast<int>(std::min_element(last, last + numStates) - last);
+  if (!(last[state] < cut)) return cut;
+  std::vector<LatticeDp::Block> blocks;
+  for (int end = n; end > 0;) {
+    const std::int32_t code = how[static_cast<std::size_t>(end) * numStates + state];
+    LatticeDp::Block block;
+    block.accelerator = code >= 0;
+    const int start = code >= 0 ? code : -code - 1;
+    for (int v = start; v < end; ++v) block.superNodes.push_back(v);
+    blocks.push_back(std::move(block));
+    state -= code >= 0 ? columns : 1;
+    end = start;
+  }
+  return std::min(cut, chainObjective(workload, linear, blocks));
 }
 
 /// Bounds on the max-load of any chain: every super-node needs some device
@@ -1484,7 +1625,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   ContractionOptions linear;
   linear.linearize = true;
   const ContractedGraph firstOrder = contractWorkload(workload, linear);
-  const double greedy = greedyChainBound(workload, firstOrder);
+  const double greedy = linearChainBound(workload, firstOrder, greedyChainBound(workload, firstOrder) * (1 + 1e-9));
   constexpr std::uint64_t kSmallLattice = 1000;
   const bool smallLattice = !countIdeals(graph, kSmallLattice).exceeded;
   std::optional<Placement> seedPlan;
@@ -1581,6 +1722,16 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   }
   return outcome;
 }
+
+namespace detail {
+double linearOrderBound(const Workload& workload) {
+  ContractionOptions linear;
+  linear.linearize = true;
+  const ContractedGraph firstOrder = contractWorkload(workload, linear);
+  const double packed = greedyChainBound(workload, firstOrder);
+  return linearChainBound(workload, firstOrder, packed * (1 + 1e-9));
+}
+}  // namespace detail
 
 SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options) {
   return solveLinearized(workload, options, false);

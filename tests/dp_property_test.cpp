@@ -320,7 +320,7 @@ std::string describe(const RandomGraph& g, const Workload& w) {
 TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
   std::mt19937_64 rng(20260429);
   int checked = 0, feasible = 0, infeasible = 0, withBackward = 0, withOrphans = 0, withCpus = 0,
-      withUnsupported = 0;
+      withUnsupported = 0, linearSeeds = 0;
   while (checked < 1200) {
     RandomGraph g = randomGraph(rng);
     std::string error;
@@ -363,6 +363,16 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
     // The restricted variants never beat the optimum and stay contiguous.
     for (const char* method : {"dp-linear", "pipedream"}) {
       const SolveOutcome restricted = solve(w, method, options);
+      if (method == std::string("dp-linear")) {
+        // The lattice-free seed computes the same optimum over that order.
+        const double seed = detail::linearOrderBound(w);
+        if (restricted.status == SolveStatus::Feasible) {
+          ++linearSeeds;
+          EXPECT_NEAR(seed, restricted.objective, 1e-8 * std::max(1.0, restricted.objective)) << describe(g, w);
+        } else {
+          EXPECT_FALSE(std::isfinite(seed)) << seed << "\n" << describe(g, w);
+        }
+      }
       if (restricted.status == SolveStatus::Feasible) {
         EXPECT_GE(restricted.objective, outcome.objective * (1 - 1e-9)) << method << "\n" << describe(g, w);
         EXPECT_TRUE(evaluate(w, *restricted.placement, contiguous).contiguous) << method;
@@ -374,8 +384,9 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
     }
     if (::testing::Test::HasFailure()) break;  // one reproducible failure is enough
   }
-  std::printf("checked %d: feasible %d, infeasible %d, training %d, orphans %d, cpus %d, unsupported %d\n",
-              checked, feasible, infeasible, withBackward, withOrphans, withCpus, withUnsupported);
+  std::printf("checked %d: feasible %d, infeasible %d, training %d, orphans %d, cpus %d, unsupported %d, "
+              "linear seeds %d\n",
+              checked, feasible, infeasible, withBackward, withOrphans, withCpus, withUnsupported, linearSeeds);
   // The generator must actually cover the cases the DP handles.
   EXPECT_GE(feasible, 600);
   EXPECT_GE(infeasible, 30);
@@ -383,6 +394,7 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
   EXPECT_GE(withOrphans, 60);
   EXPECT_GE(withCpus, 500);
   EXPECT_GE(withUnsupported, 300);
+  EXPECT_GE(linearSeeds, 500);
 }
 
 TEST(DpProperty, DpLinearIsOptimalOnChains) {

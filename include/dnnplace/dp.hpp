@@ -30,4 +30,13 @@ SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options
 /// dp-linear's order and DP. Feasible, contiguous, never below "dp".
 SolveOutcome solvePipedream(const Workload& workload, const SolveOptions& options);
 
+namespace detail {
+/// What seeds "dp" before its lattice is built: the best max-load over
+/// chains of intervals of dp-linear's order, each interval on an accelerator
+/// or a CPU core, computed without a lattice (a greedy packing, then a
+/// forward pass over interval starts cut by it); infinite when there is
+/// none. Exposed so tests can hold it to dp-linear.
+double linearOrderBound(const Workload& workload);
+}  // namespace detail
+
 }  // namespace dnnplace

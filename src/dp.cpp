@@ -28,8 +28,9 @@
 //   the block's own sums (no divisions, no sub-ideal sums in the inner loop);
 // * threads take ideals in id order, a few at a time, and wait only when a
 //   sub-ideal they read is still being computed (ids grow with size);
-// * the seeds: a greedy packing along one topological order bounds the DP
-//   along three orders and the DP on graphs whose chains stay whole or are
+// * the seeds: the DP along three topological orders, each a plain pass
+//   over interval starts with no lattice (linearChainSeed; the first cut by
+//   a greedy packing), and the DP on graphs whose chains stay whole or are
 //   cut in two (when those lattices are small next to the full one); the
 //   best plan cuts the full DP; with no bound at all, the DP probes from a
 //   lower bound upwards (solveChain).
@@ -1123,7 +1124,7 @@ double greedyChainBound(const Workload& workload, const ContractedGraph& linear)
     return -1;
   };
   if (pack(high) < 0) return kInfinity;
-  // Only a cut for linearChainBound: a per mille is close enough.
+  // Only a cut for linearChainSeed: a per mille is close enough.
   for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
     const double middle = (low + high) / 2;
     (pack(middle) >= 0 ? high : low) = middle;
@@ -1141,20 +1142,26 @@ double greedyChainBound(const Workload& workload, const ContractedGraph& linear)
   return chainObjective(workload, linear, blocks);
 }
 
+/// A chain found without the lattice, and its exact max-load.
+struct LinearSeed {
+  double objective = kInfinity;
+  std::vector<LatticeDp::Block> blocks;  ///< empty: none found
+};
+
 /// The best chain of intervals of a linearized graph's order (each interval
 /// on an accelerator or a CPU core) whose max-load is below `cut`, priced
-/// exactly; `cut` when there is none. The lattice DP restricted to one
-/// order, but without a lattice: a forward pass over interval starts, each
-/// interval grown until its compute plus the communication it can no longer
-/// shed (hyperedges reaching back before its start) reaches the cut.
-double linearChainBound(const Workload& workload, const ContractedGraph& linear, double cut) {
+/// exactly; none when there is no such chain. The lattice DP restricted to
+/// one order, but without a lattice: a forward pass over interval starts,
+/// each interval grown until its compute plus the communication it can no
+/// longer shed (hyperedges reaching back before its start) reaches the cut.
+LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut) {
   const int n = linear.numSuperNodes;
   const int accelerators = std::min(workload.machine.maxFpgas, n);
   const int cpus = std::min(workload.machine.maxCpus, n);
   const double memory = workload.machine.maxSizePerFpga;
   // Without a cut every interval is tried: quadratic, so only for small graphs.
   constexpr int kUncutLimit = 2000;
-  if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return cut;
+  if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
   const int columns = cpus + 1, numStates = (accelerators + 1) * columns;
   std::vector<std::int32_t> firstMember(linear.hyperWeight.size());
   for (std::size_t h = 0; h < firstMember.size(); ++h)
@@ -1221,7 +1228,7 @@ double linearChainBound(const Workload& workload, const ContractedGraph& linear,
   }
   const double* last = &value[static_cast<std::size_t>(n) * numStates];
   int state = static_cast<int>(std::min_element(last, last + numStates) - last);
-  if (!(last[state] < cut)) return cut;
+  if (!(last[state] < cut)) return {};
   std::vector<LatticeDp::Block> blocks;
   for (int end = n; end > 0;) {
     const std::int32_t code = how[static_cast<std::size_t>(end) * numStates + state];
@@ -1233,7 +1240,10 @@ double linearChainBound(const Workload& workload, const ContractedGraph& linear,
     state -= code >= 0 ? columns : 1;
     end = start;
   }
-  return std::min(cut, chainObjective(workload, linear, blocks));
+  LinearSeed seed;
+  seed.objective = chainObjective(workload, linear, blocks);
+  seed.blocks = std::move(blocks);
+  return seed;
 }
 
 /// Bounds on the max-load of any chain: every super-node needs some device
@@ -1611,40 +1621,40 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
 
   // Seeds: plans whose max-load cuts the full DP. Each is a chain of ideals
   // of this very graph, so the DP can reach it again.
-  // * The same DP along one topological order (polynomial), for three orders
-  //   (smallest-first, depth-first, breadth-first), each cut by the best plan
-  //   so far, starting from a greedy packing of the first order.
+  // * The same DP along one topological order, computed without a lattice
+  //   (linearChainSeed), for three orders (smallest-first, depth-first,
+  //   breadth-first), each cut by the best plan so far, the first by a greedy
+  //   packing of its order.
   // * The full DP on a coarser graph whose chains of super-nodes stay whole
   //   (wide graphs: it groups whole branches, which no single order can).
-  // A small lattice is cheaper to solve than the seeds: then only the greedy
-  // bound is used.
+  // A small lattice is cheaper to solve than all but the first order's seed.
   SolveOptions seedOptions = options;
   seedOptions.maxIdeals = 0;
   seedOptions.memoryLimitBytes = 0;
   seedOptions.progress = nullptr;
-  ContractionOptions linear;
-  linear.linearize = true;
-  const ContractedGraph firstOrder = contractWorkload(workload, linear);
-  const double greedy = linearChainBound(workload, firstOrder, greedyChainBound(workload, firstOrder) * (1 + 1e-9));
-  constexpr std::uint64_t kSmallLattice = 1000;
+  constexpr std::uint64_t kSmallLattice = 4096;
   const bool smallLattice = !countIdeals(graph, kSmallLattice).exceeded;
   std::optional<Placement> seedPlan;
   double seedObjective = kInfinity;
-  auto offer = [&](const Workload& w, const ContractedGraph& g, const ChainResult& r) {
-    if (r.kind == ChainResult::Kind::Found && r.objective < seedObjective) {
-      seedPlan = placementOf(w, g, r.blocks);
-      seedObjective = r.objective;
+  auto offer = [&](const Workload& w, const ContractedGraph& g, double objective,
+                   const std::vector<LatticeDp::Block>& blocks) {
+    if (!blocks.empty() && objective < seedObjective) {
+      seedPlan = placementOf(w, g, blocks);
+      seedObjective = objective;
     }
   };
-  auto seed = [&](const Workload& w, const ContractedGraph& g) {
-    offer(w, g, solveChain(w, g, seedOptions, deadline, std::min(seedObjective, greedy)));
-  };
+  ContractionOptions linear;
+  linear.linearize = true;
+  for (auto order : {ContractionOptions::Order::SmallestFirst, ContractionOptions::Order::DepthFirst,
+                     ContractionOptions::Order::BreadthFirst}) {
+    if (smallLattice && order != ContractionOptions::Order::SmallestFirst) break;
+    linear.order = order;
+    const ContractedGraph ordered = contractWorkload(workload, linear);
+    const double cut = std::isfinite(seedObjective) ? seedObjective : greedyChainBound(workload, ordered);
+    const LinearSeed seed = linearChainSeed(workload, ordered, cut * (1 + 1e-9) + 1e-12);
+    offer(workload, ordered, seed.objective, seed.blocks);
+  }
   if (!smallLattice) {
-    seed(workload, firstOrder);
-    for (auto order : {ContractionOptions::Order::DepthFirst, ContractionOptions::Order::BreadthFirst}) {
-      linear.order = order;
-      seed(workload, contractWorkload(workload, linear));
-    }
     // Whole chains, then chains cut in two. Only when cheap next to the full
     // DP: on the paper's graphs a larger coarse lattice costs more than it saves.
     for (int pieces : {1, 2}) {
@@ -1652,14 +1662,16 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       if (!coarse) break;
       const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});
       const std::uint64_t cap = pieces == 1 ? 2000 : countIdeals(graph, 0).count / 8;
-      if (coarseGraph.numSuperNodes < graph.numSuperNodes && !countIdeals(coarseGraph, cap).exceeded)
-        seed(*coarse, coarseGraph);
+      if (coarseGraph.numSuperNodes < graph.numSuperNodes && !countIdeals(coarseGraph, cap).exceeded) {
+        const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, deadline, seedObjective);
+        if (r.kind == ChainResult::Kind::Found) offer(*coarse, coarseGraph, r.objective, r.blocks);
+      }
     }
   }
   if (options.progress && seedPlan)
     options.progress("dp: best seed plan: " + formatNumber(seedObjective));
 
-  const double cut = std::min(seedObjective, greedy);
+  const double cut = seedObjective;
   ChainResult chain = solveChain(workload, graph, options, deadline, cut);
   if (chain.kind == ChainResult::Kind::NoChain && !seedPlan && std::isfinite(cut))
     chain = solveChain(workload, graph, options, deadline, kInfinity);  // only rounding could get here
@@ -1728,8 +1740,7 @@ double linearOrderBound(const Workload& workload) {
   ContractionOptions linear;
   linear.linearize = true;
   const ContractedGraph firstOrder = contractWorkload(workload, linear);
-  const double packed = greedyChainBound(workload, firstOrder);
-  return linearChainBound(workload, firstOrder, packed * (1 + 1e-9));
+  return linearChainSeed(workload, firstOrder, greedyChainBound(workload, firstOrder) * (1 + 1e-9) + 1e-12).objective;
 }
 }  // namespace detail
 

@@ -140,8 +140,8 @@ lines = ["## Exact throughput DP (dp)", "",
          "the evaluator re-check and output). **DP MB** = the DP's own data "
          "(ideal lattice + DP tables, as the solver reports it); **RSS MB** = the process's peak resident "
          f"set (GNU time), which includes the {baseline_mb:.1f} MB that `dnnplace --help` alone peaks at "
-         "(libstdc++, libc, the executable with the statically linked solver libraries' start-up; a C++ "
-         "hello-world peaks at about 3 MB here) and the parsed workload. "
+         "(the fully static executable's start-up: the C and C++ runtimes and the solver libraries' "
+         "static initialisers; a static C++ hello-world peaks at about 1.3 MB here) and the parsed workload. "
          "Speed-up = reference seconds / solve s; memory ratio = reference MB / RSS MB. "
          "Reference: the paper authors' implementation on this class of machine "
          "(`expected/throughput.json`). `bench/run_benchmarks.sh`.", "",

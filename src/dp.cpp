@@ -46,6 +46,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -207,6 +208,18 @@ class alignas(64) BlockWalker {
   /// nothing to do when I is already marked.
   void mark(std::int32_t ideal) {
     if (markedIdeal_ == ideal) return;
+    // Ideals come in id order, so the marked one is often I's canonical
+    // parent I ∖ v: then only v joins (on chain-like graphs a full marking
+    // costs |I| steps per ideal). Only hyperedges through v can stop exiting.
+    const std::span<const IdealLattice::Link> links = lattice_.links(ideal);
+    if (markedIdeal_ >= 0 && !links.empty() && markedIdeal_ == links.back().target) {
+      const IdealLattice::Link parent = links.back();
+      memberStamp_[parent.element] = walkStamp_;
+      for (int i = graph_.incidenceStart[parent.element]; i < graph_.incidenceStart[parent.element + 1]; ++i)
+        exitStamp_[graph_.incidence[i]] = 0;
+      markedIdeal_ = ideal;
+      return;
+    }
     if (++walkStamp_ == 0) {  // wrapped: reset the stamps
       std::fill(memberStamp_.begin(), memberStamp_.end(), 0);
       std::fill(exitStamp_.begin(), exitStamp_.end(), 0);

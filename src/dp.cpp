@@ -1656,13 +1656,18 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       seedObjective = objective;
     }
   };
-  ContractionOptions linear;
-  linear.linearize = true;
+  // The seeds read only the order's numbering, the sums and the hypergraph:
+  // `graph` is already numbered smallest-first.
   for (auto order : {ContractionOptions::Order::SmallestFirst, ContractionOptions::Order::DepthFirst,
                      ContractionOptions::Order::BreadthFirst}) {
     if (smallLattice && order != ContractionOptions::Order::SmallestFirst) break;
-    linear.order = order;
-    const ContractedGraph ordered = contractWorkload(workload, linear);
+    std::optional<ContractedGraph> renumbered;
+    if (order != ContractionOptions::Order::SmallestFirst) {
+      ContractionOptions numbering;
+      numbering.order = order;
+      renumbered = contractWorkload(workload, numbering);
+    }
+    const ContractedGraph& ordered = renumbered ? *renumbered : graph;
     const double cut = std::isfinite(seedObjective) ? seedObjective : greedyChainBound(workload, ordered);
     const LinearSeed seed = linearChainSeed(workload, ordered, cut * (1 + 1e-9) + 1e-12);
     offer(workload, ordered, seed.objective, seed.blocks);

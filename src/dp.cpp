@@ -1191,9 +1191,15 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     const double* from = &value[static_cast<std::size_t>(i) * numStates];
     viaAccelerator.clear();
     viaCpu.clear();
+    // A state that one with a device fewer reaches i as well is left out:
+    // whatever follows it, follows that one too.
+    auto pushes = [&](int t) {
+      return from[t] < cut && !(t >= columns && from[t - columns] <= from[t]) &&
+             !(t % columns != 0 && from[t - 1] <= from[t]);
+    };
     for (int s = 0; s < numStates; ++s) {
-      if (s >= columns && from[s - columns] < cut) viaAccelerator.push_back(s);
-      if (s % columns != 0 && from[s - 1] < cut) viaCpu.push_back(s);
+      if (s >= columns && pushes(s - columns)) viaAccelerator.push_back(s);
+      if (s % columns != 0 && pushes(s - 1)) viaCpu.push_back(s);
     }
     if (viaAccelerator.empty() && viaCpu.empty()) continue;
     for (std::int32_t h : touched) inBlock[h] = 0;

@@ -1298,7 +1298,7 @@ ChainBounds chainBounds(const ContractedGraph& graph, DeviceStates states, doubl
 /// lowerBound: a proven lower bound, if any.
 ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
                        const SolveOptions& options, Clock::time_point deadline, double upperBound,
-                       double lowerBound = 0) {
+                       double lowerBound = 0, const IdealLattice* built = nullptr) {
   ChainResult result;
   const Machine& machine = workload.machine;
   DeviceStates states;
@@ -1310,18 +1310,24 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
   result.provenLowerBound = std::max(bounds.lower, lowerBound);
 
-  IdealLattice lattice;
-  IdealLattice::Limits limits;
-  limits.maxIdeals = options.maxIdeals;
-  limits.memoryLimitBytes = options.memoryLimitBytes;
-  limits.extraBytesPerIdeal = LatticeDp::bytesPerIdeal(states);
-  limits.deadline = deadline;
-  limits.interrupt = options.interrupt;
-  if (options.progress)
-    limits.progress = [&](std::uint64_t ideals) {
-      options.progress("dp: enumerating ideals: " + std::to_string(ideals) + " so far");
-    };
-  const auto status = lattice.build(graph, limits);
+  // The caller's complete lattice of this graph, if it has one (built with
+  // no limits of the user's to apply), or one built here under them.
+  IdealLattice own;
+  auto status = IdealLattice::Status::Complete;
+  if (!built) {
+    IdealLattice::Limits limits;
+    limits.maxIdeals = options.maxIdeals;
+    limits.memoryLimitBytes = options.memoryLimitBytes;
+    limits.extraBytesPerIdeal = LatticeDp::bytesPerIdeal(states);
+    limits.deadline = deadline;
+    limits.interrupt = options.interrupt;
+    if (options.progress)
+      limits.progress = [&](std::uint64_t ideals) {
+        options.progress("dp: enumerating ideals: " + std::to_string(ideals) + " so far");
+      };
+    status = own.build(graph, limits);
+  }
+  const IdealLattice& lattice = built ? *built : own;
   result.ideals = static_cast<std::uint64_t>(std::max(0, lattice.numIdeals()));
   result.latticeBytes = lattice.bytes();
   result.tableBytes = result.ideals * LatticeDp::bytesPerIdeal(states);
@@ -1651,8 +1657,17 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   seedOptions.maxIdeals = 0;
   seedOptions.memoryLimitBytes = 0;
   seedOptions.progress = nullptr;
+  // Enumerated once under a cap: a small lattice is complete and also
+  // serves the final DP, when the user set no ideal or memory limit.
   constexpr std::uint64_t kSmallLattice = 4096;
-  const bool smallLattice = !countIdeals(graph, kSmallLattice).exceeded;
+  IdealLattice smallLatticeBuilt;
+  IdealLattice::Limits capped;
+  capped.maxIdeals = kSmallLattice;
+  capped.deadline = deadline;
+  capped.interrupt = options.interrupt;
+  const bool smallLattice = smallLatticeBuilt.build(graph, capped) == IdealLattice::Status::Complete;
+  const bool reuseLattice = smallLattice && options.maxIdeals == 0 && options.memoryLimitBytes == 0;
+  if (!reuseLattice) smallLatticeBuilt = IdealLattice{};
   std::optional<Placement> seedPlan;
   double seedObjective = kInfinity;
   auto offer = [&](const Workload& w, const ContractedGraph& g, double objective,
@@ -1696,9 +1711,10 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     options.progress("dp: best seed plan: " + formatNumber(seedObjective));
 
   const double cut = seedObjective;
-  ChainResult chain = solveChain(workload, graph, options, deadline, cut);
+  const IdealLattice* built = reuseLattice ? &smallLatticeBuilt : nullptr;
+  ChainResult chain = solveChain(workload, graph, options, deadline, cut, 0, built);
   if (chain.kind == ChainResult::Kind::NoChain && !seedPlan && std::isfinite(cut))
-    chain = solveChain(workload, graph, options, deadline, kInfinity);  // only rounding could get here
+    chain = solveChain(workload, graph, options, deadline, kInfinity, 0, built);  // only rounding could get here
 
   if (isLimit(chain.kind)) {
     const bool stoppedByUser = chain.kind == ChainResult::Kind::TimeLimit ||

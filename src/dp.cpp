@@ -1059,7 +1059,8 @@ double chainObjective(const Workload& workload, const ContractedGraph& graph,
   return worst;
 }
 
-/// A quick upper bound for a linearized graph (super-nodes in chain order):
+/// A quick upper bound along the order of a contracted graph's numbering
+/// (topological: its prefixes are ideals, so its intervals are blocks):
 /// cut the order into intervals, each on an accelerator or a CPU core, under
 /// a limit T, binary-searching the smallest T the packing meets, and price
 /// that packing exactly. For a given T, reach[a][c] is how far a accelerators
@@ -1161,7 +1162,7 @@ struct LinearSeed {
   std::vector<LatticeDp::Block> blocks;  ///< empty: none found
 };
 
-/// The best chain of intervals of a linearized graph's order (each interval
+/// The best chain of intervals of a contracted graph's numbering (each interval
 /// on an accelerator or a CPU core) whose max-load is below `cut`, priced
 /// exactly; none when there is no such chain. The lattice DP restricted to
 /// one order, but without a lattice: a forward pass over interval starts,

@@ -144,6 +144,10 @@ double cpuAbsorbable(const ContractedGraph& graph, int cores, double maxLoad) {
   return absorbed;
 }
 
+/// Just above `bound`: a plan whose max-load is `bound`, summed in another
+/// order, stays below it despite rounding.
+double aboveRounding(double bound) { return bound * (1 + 1e-9) + 1e-12; }
+
 double latencyRatio(const ContractedGraph& graph) {
   double ratio = 0;
   for (int v = 0; v < graph.numSuperNodes; ++v) {
@@ -565,7 +569,7 @@ class LatticeDp {
   /// rounding of the incremental sums), from the full ideal and state s.
   bool backtrack(std::int32_t ideal, int state, double target, std::vector<Block>* blocks) const {
     BlockWalker walker(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0);
-    const double tolerance = target * (1 + 1e-9) + 1e-12;
+    const double tolerance = aboveRounding(target);
     const int step = states_.acceleratorStep();
     // Values at the cut are "not tracked", not a plan: the tolerance may reach them.
     auto known = [&](std::int32_t sub, int s) { return value(sub, s) < cut_ ? value(sub, s) : kInfinity; };
@@ -1059,6 +1063,48 @@ double chainObjective(const Workload& workload, const ContractedGraph& graph,
   return worst;
 }
 
+/// The sums of an interval of a contracted graph's numbering, grown one
+/// super-node at a time: compute, memory, communication (the hyperedges it
+/// holds some but not all of) and the part of that it can no longer shed by
+/// growing (hyperedges with an element before its start).
+class IntervalSums {
+ public:
+  explicit IntervalSums(const ContractedGraph& graph)
+      : graph_(graph), inside_(graph.hyperWeight.size(), 0), firstMember_(graph.hyperWeight.size()) {
+    for (std::size_t h = 0; h < firstMember_.size(); ++h)
+      firstMember_[h] = *std::min_element(graph.hyperNodes.begin() + graph.hyperStart[h],
+                                          graph.hyperNodes.begin() + graph.hyperStart[h + 1]);
+  }
+
+  void restart(int start) {
+    for (std::int32_t h : touched_) inside_[h] = 0;
+    touched_.clear();
+    start_ = start;
+    compute = size = communication = committed = 0;
+  }
+  void add(int v) {
+    compute += graph_.fpgaLatency[v];
+    size += graph_.size[v];
+    for (std::int32_t i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+      const std::int32_t h = graph_.incidence[i];
+      if (inside_[h]++ == 0) {
+        touched_.push_back(h);
+        communication += graph_.hyperWeight[h];
+        if (firstMember_[h] < start_) committed += graph_.hyperWeight[h];
+      }
+      if (inside_[h] == graph_.hyperStart[h + 1] - graph_.hyperStart[h]) communication -= graph_.hyperWeight[h];
+    }
+  }
+  double load() const { return compute + communication; }
+
+  double compute = 0, size = 0, communication = 0, committed = 0;
+
+ private:
+  const ContractedGraph& graph_;
+  std::vector<std::int32_t> inside_, firstMember_, touched_;
+  int start_ = 0;
+};
+
 /// A quick upper bound along the order of a contracted graph's numbering
 /// (topological: its prefixes are ideals, so its intervals are blocks):
 /// cut the order into intervals, each on an accelerator or a CPU core, under
@@ -1083,31 +1129,15 @@ double greedyChainBound(const Workload& workload, const ContractedGraph& linear)
   }
   for (double w : linear.hyperWeight) high += w;
 
-  std::vector<std::int32_t> inBlock(linear.hyperWeight.size(), 0);
-  std::vector<std::int32_t> touched;
+  IntervalSums interval(linear);
   // The end of the accelerator interval starting at `start` under `limit`.
   auto acceleratorReach = [&](int start, double limit) {
-    for (std::int32_t h : touched) inBlock[h] = 0;
-    touched.clear();
-    double compute = 0, size = 0, communication = 0;
+    interval.restart(start);
     int v = start;
     for (; v < n; ++v) {
-      if (!linear.supportedOnFpga[v] || size + linear.size[v] > memory) break;
-      double next = communication;
-      for (std::int32_t i = linear.incidenceStart[v]; i < linear.incidenceStart[v + 1]; ++i) {
-        const std::int32_t h = linear.incidence[i];
-        const std::int32_t members = linear.hyperStart[h + 1] - linear.hyperStart[h];
-        if (inBlock[h] == 0) next += linear.hyperWeight[h];
-        if (inBlock[h] + 1 == members) next -= linear.hyperWeight[h];
-      }
-      if (compute + linear.fpgaLatency[v] + next > limit) break;
-      for (std::int32_t i = linear.incidenceStart[v]; i < linear.incidenceStart[v + 1]; ++i) {
-        const std::int32_t h = linear.incidence[i];
-        if (inBlock[h]++ == 0) touched.push_back(h);
-      }
-      compute += linear.fpgaLatency[v];
-      size += linear.size[v];
-      communication = next;
+      if (!linear.supportedOnFpga[v] || interval.size + linear.size[v] > memory) break;
+      interval.add(v);
+      if (interval.load() > limit) break;
     }
     return v;
   };
@@ -1177,16 +1207,12 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   constexpr int kUncutLimit = 2000;
   if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
   const int columns = cpus + 1, numStates = (accelerators + 1) * columns;
-  std::vector<std::int32_t> firstMember(linear.hyperWeight.size());
-  for (std::size_t h = 0; h < firstMember.size(); ++h)
-    firstMember[h] = *std::min_element(linear.hyperNodes.begin() + linear.hyperStart[h],
-                                       linear.hyperNodes.begin() + linear.hyperStart[h + 1]);
   // value[j · numStates + s]: best max-load of the first j super-nodes on
   // state s's devices; how[...]: the last interval's start, negated − 1 on a CPU core.
   std::vector<double> value(static_cast<std::size_t>(n + 1) * numStates, cut);
   std::vector<std::int32_t> how(value.size(), 0);
   value[0] = 0;
-  std::vector<std::int32_t> inBlock(linear.hyperWeight.size(), 0), touched;
+  IntervalSums interval(linear);
   std::vector<int> viaAccelerator, viaCpu;  // states s whose s − device is reached at i
   for (int i = 0; i < n; ++i) {
     const double* from = &value[static_cast<std::size_t>(i) * numStates];
@@ -1203,25 +1229,12 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
       if (s % columns != 0 && pushes(s - 1)) viaCpu.push_back(s);
     }
     if (viaAccelerator.empty() && viaCpu.empty()) continue;
-    for (std::int32_t h : touched) inBlock[h] = 0;
-    touched.clear();
-    double compute = 0, size = 0, communication = 0, committed = 0;
+    interval.restart(i);
     for (int j = i; j < n && !viaAccelerator.empty(); ++j) {
-      if (!linear.supportedOnFpga[j] || size + linear.size[j] > memory) break;
-      compute += linear.fpgaLatency[j];
-      size += linear.size[j];
-      for (std::int32_t k = linear.incidenceStart[j]; k < linear.incidenceStart[j + 1]; ++k) {
-        const std::int32_t h = linear.incidence[k];
-        const std::int32_t members = linear.hyperStart[h + 1] - linear.hyperStart[h];
-        if (inBlock[h]++ == 0) {
-          touched.push_back(h);
-          communication += linear.hyperWeight[h];
-          if (firstMember[h] < i) committed += linear.hyperWeight[h];
-        }
-        if (inBlock[h] == members) communication -= linear.hyperWeight[h];
-      }
-      if (compute + committed >= cut) break;
-      const double load = compute + communication;
+      if (!linear.supportedOnFpga[j] || interval.size + linear.size[j] > memory) break;
+      interval.add(j);
+      if (interval.compute + interval.committed >= cut) break;
+      const double load = interval.load();
       if (load >= cut) continue;
       double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
       for (int s : viaAccelerator) {
@@ -1264,6 +1277,13 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   seed.objective = chainObjective(workload, linear, blocks);
   seed.blocks = std::move(blocks);
   return seed;
+}
+
+/// linearChainSeed below `best` (a known plan's max-load), or below a greedy
+/// packing of the same order when no plan is known yet.
+LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best) {
+  const double cut = std::isfinite(best) ? best : greedyChainBound(workload, ordered);
+  return linearChainSeed(workload, ordered, aboveRounding(cut));
 }
 
 /// Bounds on the max-load of any chain: every super-node needs some device
@@ -1366,7 +1386,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     }
     // Blocks and partial chains at or above the cut cannot beat the known plan;
     // the slack keeps that plan itself reachable despite rounding.
-    const double cut = target * (1 + 1e-9) + 1e-12;
+    const double cut = aboveRounding(target);
     LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut);
     DpLimits dpLimits;
     dpLimits.deadline = deadline;
@@ -1690,8 +1710,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       renumbered = contractWorkload(workload, numbering);
     }
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
-    const double cut = std::isfinite(seedObjective) ? seedObjective : greedyChainBound(workload, ordered);
-    const LinearSeed seed = linearChainSeed(workload, ordered, cut * (1 + 1e-9) + 1e-12);
+    const LinearSeed seed = orderSeed(workload, ordered, seedObjective);
     offer(workload, ordered, seed.objective, seed.blocks);
   }
   if (!smallLattice) {
@@ -1711,10 +1730,9 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   if (options.progress && seedPlan)
     options.progress("dp: best seed plan: " + formatNumber(seedObjective));
 
-  const double cut = seedObjective;
   const IdealLattice* built = reuseLattice ? &smallLatticeBuilt : nullptr;
-  ChainResult chain = solveChain(workload, graph, options, deadline, cut, 0, built);
-  if (chain.kind == ChainResult::Kind::NoChain && !seedPlan && std::isfinite(cut))
+  ChainResult chain = solveChain(workload, graph, options, deadline, seedObjective, 0, built);
+  if (chain.kind == ChainResult::Kind::NoChain && !seedPlan && std::isfinite(seedObjective))
     chain = solveChain(workload, graph, options, deadline, kInfinity, 0, built);  // only rounding could get here
 
   if (isLimit(chain.kind)) {
@@ -1778,10 +1796,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
 
 namespace detail {
 double linearOrderBound(const Workload& workload) {
-  ContractionOptions linear;
-  linear.linearize = true;
-  const ContractedGraph firstOrder = contractWorkload(workload, linear);
-  return linearChainSeed(workload, firstOrder, greedyChainBound(workload, firstOrder) * (1 + 1e-9) + 1e-12).objective;
+  return orderSeed(workload, contractWorkload(workload, ContractionOptions{}), kInfinity).objective;
 }
 }  // namespace detail
 

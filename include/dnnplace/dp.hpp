@@ -31,7 +31,7 @@ SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options
 SolveOutcome solvePipedream(const Workload& workload, const SolveOptions& options);
 
 namespace detail {
-/// What seeds "dp" before its lattice is built: the best max-load over
+/// The first seed of "dp", as "dp" computes it: the best max-load over
 /// chains of intervals of dp-linear's order, each interval on an accelerator
 /// or a CPU core, computed without a lattice (a greedy packing, then a
 /// forward pass over interval starts cut by it); infinite when there is

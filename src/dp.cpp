@@ -21,6 +21,12 @@
 //   smaller (a chain restricted to them changes one block): states out of
 //   reach there stay out of reach, and a state that reaches its bound is
 //   final (lowerBounds);
+// * a state also stops once its best is no larger than a lower bound on the
+//   blocks after I (restBound): every chain through it is at least that
+//   large anyway, so nothing smaller could change the optimum. Such a value
+//   may be above the exact one, so it is stored negated ("inexact"), and
+//   lowerBounds takes nothing from it; a value that an inexact one could
+//   have lowered is inexact too (relax, markInexact);
 // * a block whose remaining state has no accelerator leaves a small J to the
 //   CPU cores: those J are walked up from the empty ideal, not down from I;
 // * a sub-ideal's record is read only when one of its states can matter;
@@ -474,7 +480,11 @@ class alignas(64) BlockWalker {
 
 /// The DP over the lattice. value(I, s) = the smallest max-load that places
 /// the ideal I on at most the devices of state s as a chain of blocks;
-/// values ≥ `cut` are not tracked (stored as `cut`).
+/// values ≥ `cut` are not tracked (stored as `cut`). A value stored negated
+/// is inexact: the max-load of a real chain of I on s, possibly above the
+/// smallest, but no larger than the rest of the graph forces on every chain
+/// through (I, s) (see relax). So the full ideal's value is exact: nothing
+/// comes after it.
 class LatticeDp {
  public:
   LatticeDp(const ContractedGraph& graph, const IdealLattice& lattice, DeviceStates states,
@@ -557,7 +567,7 @@ class LatticeDp {
   }
 
   double value(std::int32_t ideal, int state) const {
-    return valuesOf(ideal)[state];
+    return std::fabs(valuesOf(ideal)[state]);
   }
 
   struct Block {
@@ -701,14 +711,19 @@ class LatticeDp {
     return futureAlive(workOf(ideal), s);
   }
   bool futureAlive(const Work& here, int s) const {
+    return workBound(restOf(here), states_.accelerators - states_.acceleratorsOf(s),
+                     states_.cpus - states_.cpusOf(s)) * kMargin < cut_;
+  }
+  /// The work sums outside an ideal (clamped at 0: differences of running sums).
+  Work restOf(const Work& here) const {
     const Work all = workOf(lattice_.fullIdeal());
     Work rest;
     rest.acceleratorFit = std::max(0.0, all.acceleratorFit - here.acceleratorFit);
     rest.forcedCpu = std::max(0.0, all.forcedCpu - here.forcedCpu);
     rest.cpu = std::max(0.0, all.cpu - here.cpu);
     rest.notOnAccelerator = all.notOnAccelerator - here.notOnAccelerator;
-    return workBound(rest, states_.accelerators - states_.acceleratorsOf(s),
-                     states_.cpus - states_.cpusOf(s)) * kMargin < cut_;
+    rest.fpga = all.fpga - here.fpga;
+    return rest;
   }
 
   /// Whether a accelerators and c CPU cores can cover a node set with
@@ -733,6 +748,17 @@ class LatticeDp {
     const double restFpga = workOf(lattice_.fullIdeal()).fpga - here.fpga;
     return communicationAlive(restFpga, here.crossing, states_.accelerators - states_.acceleratorsOf(s),
                               states_.cpus - states_.cpusOf(s));
+  }
+  /// A lower bound on the largest load of the blocks after I, for a chain
+  /// through state s at I whose blocks all stay below the cut: the work and
+  /// the communication bounds of futureAlive and restPaysCrossingAlive, as
+  /// numbers.
+  double restBound(const Work& here, int s) const {
+    const Work rest = restOf(here);
+    const int a = states_.accelerators - states_.acceleratorsOf(s), c = states_.cpus - states_.cpusOf(s);
+    double bound = workBound(rest, a, c);
+    if (a > 0) bound = std::max(bound, (rest.fpga + here.crossing - absorbable_[c]) / a);
+    return bound * kMargin;
   }
   bool stateAlive(std::int32_t ideal, int s) const {
     const Work here = workOf(ideal);
@@ -813,6 +839,10 @@ class LatticeDp {
     std::vector<int> upAcceleratorStates, upCpuStates;
     std::vector<StateTest> acceleratorTests, cpuTests;
     std::vector<double> lower;  ///< per state: value(I, s) is at least this
+    std::vector<double> rest;   ///< per state: restBound
+    std::vector<double> closeAt;  ///< per state: max(lower, rest): a best this small is final
+    /// Per state: the smallest block load met with an inexact sub-ideal value.
+    std::vector<double> minInexactLoad;
   };
 
   const double* valuesOf(std::int32_t ideal) const {
@@ -837,6 +867,7 @@ class LatticeDp {
       for (int s = 1; s < numStates; ++s) {
         // A state the rest of the graph ruled out holds the cut without being that large.
         if (!futureAlive(subWork, s) || !restPaysCrossingAlive(subWork, s)) continue;
+        if (std::signbit(sub[s])) continue;  // inexact: may be above value(I ∖ v, s)
         const double bound = increase > 0 ? (sub[s] - increase) * kMargin : sub[s];
         (*lower)[s] = std::max((*lower)[s], bound);
       }
@@ -849,13 +880,12 @@ class LatticeDp {
   void walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
     const int step = states_.acceleratorStep();
     double* best = valuesOf(ideal);
-    const std::vector<double>& lower = scratch.lower;
     auto grow = [&](int u) {
       const double subCpu = (whole.cpu - walker.cpu + graph_.cpuLatency[u]) * kMargin;
       for (int s : scratch.upAcceleratorStates)  // the sub-state (0, c) has c cores
-        if (best[s] > lower[s] && subCpu < states_.cpusOf(s) * best[s]) return true;
+        if (best[s] > scratch.closeAt[s] && subCpu < states_.cpusOf(s) * best[s]) return true;
       for (int s : scratch.upCpuStates)  // the sub-state (0, c − 1)
-        if (best[s] > lower[s] && subCpu < (states_.cpusOf(s) - 1) * best[s]) return true;
+        if (best[s] > scratch.closeAt[s] && subCpu < (states_.cpusOf(s) - 1) * best[s]) return true;
       return false;
     };
     walker.walkUp(
@@ -864,7 +894,8 @@ class LatticeDp {
           if (done_ && !done_[sub].load(std::memory_order_acquire)) waitFor(sub);
           const double* previous = valuesOf(sub);
           bool improved = false;
-          auto offer = [&](int s, double candidate) {
+          auto offer = [&](int s, double subValue, double load) {
+            const double candidate = std::max(subValueOf(subValue, load, &scratch.minInexactLoad[s]), load);
             if (candidate < best[s]) {
               best[s] = candidate;
               improved = true;
@@ -872,12 +903,32 @@ class LatticeDp {
           };
           if (walker.acceleratorFits()) {
             const double load = walker.acceleratorLoad();
-            for (int s : scratch.upAcceleratorStates) offer(s, std::max(previous[s - step], load));
+            for (int s : scratch.upAcceleratorStates) offer(s, previous[s - step], load);
           }
-          for (int s : scratch.upCpuStates) offer(s, std::max(previous[s - 1], walker.cpu));
+          for (int s : scratch.upCpuStates) offer(s, previous[s - 1], walker.cpu);
           if (improved) close(best);
         },
         stats);
+  }
+
+  /// A sub-ideal's stored value as a number; notes the block's load when
+  /// the value is inexact (relax decides from that whether it mattered).
+  static double subValueOf(double stored, double load, double* minInexactLoad) {
+    if (!std::signbit(stored)) return stored;
+    *minInexactLoad = std::min(*minInexactLoad, load);
+    return -stored;
+  }
+
+  /// Per state s of the ideal just relaxed: best[s] is exact when it reached
+  /// its lower bound, or when the walk ran to its end (best[s] above the rest
+  /// bound) and every inexact sub-ideal value it met came with a block at
+  /// least best[s] (a smaller exact value there could not have won).
+  /// Otherwise it is stored negated.
+  void markInexact(double* best, const Scratch& scratch) const {
+    for (int s = 1; s < states_.count(); ++s) {
+      if (!(best[s] < cut_) || best[s] <= scratch.lower[s]) continue;
+      if (best[s] <= scratch.rest[s] || scratch.minInexactLoad[s] < best[s]) best[s] = -best[s];
+    }
   }
 
   /// best[s] only ever holds an upper bound on the final value; keeping it
@@ -900,6 +951,21 @@ class LatticeDp {
     computeCrossing(ideal, walker);
     lowerBounds(ideal, walker, &scratch.lower);
     const std::vector<double>& lower = scratch.lower;
+    // Why stopping at the rest bound keeps the optimum: along an optimal
+    // chain, every state's rest bound is at most the optimum L, so by
+    // induction each stored value there is ≤ L (a stopped walk stops at
+    // most at L; a full one meets the chain's previous ideal), and the full
+    // ideal's value is L. lowerBounds stays sound because it reads exact
+    // values only.
+    const Work whole = workOf(ideal);
+    scratch.rest.resize(numStates);
+    scratch.closeAt.resize(numStates);
+    scratch.minInexactLoad.assign(numStates, kInfinity);
+    for (int s = 0; s < numStates; ++s) {
+      scratch.rest[s] = std::min(restBound(whole, s), cut_ * kMargin);
+      scratch.closeAt[s] = std::max(lower[s], scratch.rest[s]);
+    }
+    const std::vector<double>& closeAt = scratch.closeAt;
     scratch.acceleratorStates.clear();
     scratch.cpuStates.clear();
     scratch.upAcceleratorStates.clear();
@@ -912,8 +978,8 @@ class LatticeDp {
       if (a > 0) (a == 1 ? scratch.upAcceleratorStates : scratch.acceleratorStates).push_back(s);
       if (states_.cpusOf(s) > 0) (a == 0 ? scratch.upCpuStates : scratch.cpuStates).push_back(s);
     }
-    // A state whose best reached its lower bound is final.
-    auto open = [&](int s) { return best[s] > lower[s]; };
+    // A state whose best reached its lower bound or the rest bound is final.
+    auto open = [&](int s) { return best[s] > closeAt[s]; };
     auto close = [&] { this->close(best); };
     double acceleratorLimit = 0, cpuLimit = 0;
     auto updateLimits = [&] {
@@ -924,10 +990,12 @@ class LatticeDp {
         if (open(s)) cpuLimit = std::max(cpuLimit, best[s]);
     };
     close();
-    const Work whole = workOf(ideal);
     if (!scratch.upAcceleratorStates.empty() || !scratch.upCpuStates.empty()) walkUp(ideal, whole, walker, scratch, stats);
     updateLimits();
-    if (acceleratorLimit < 0 && cpuLimit < 0) return;
+    if (acceleratorLimit < 0 && cpuLimit < 0) {
+      markInexact(best, scratch);
+      return;
+    }
     auto thresholds = [&](double* accelerator, double* cpu) {
       *accelerator = acceleratorLimit;
       *cpu = cpuLimit;
@@ -987,7 +1055,8 @@ class LatticeDp {
             const double load = walker.acceleratorLoad();
             if (load < acceleratorLimit)
               for (int s : scratch.acceleratorStates) {
-                const double candidate = std::max(previous[s - step], load);
+                const double candidate =
+                    std::max(subValueOf(previous[s - step], load, &scratch.minInexactLoad[s]), load);
                 if (candidate < best[s]) {
                   best[s] = candidate;
                   improved = true;
@@ -997,7 +1066,7 @@ class LatticeDp {
           if (walker.cpu < cpuLimit) {
             const double load = walker.cpu;
             for (int s : scratch.cpuStates) {
-              const double candidate = std::max(previous[s - 1], load);
+              const double candidate = std::max(subValueOf(previous[s - 1], load, &scratch.minInexactLoad[s]), load);
               if (candidate < best[s]) {
                 best[s] = candidate;
                 improved = true;
@@ -1011,6 +1080,7 @@ class LatticeDp {
           return true;
         },
         stats);
+    markInexact(best, scratch);
   }
 
   double ratio_ = 0;

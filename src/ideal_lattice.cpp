@@ -73,6 +73,34 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
   linkStart_.push_back(0);
   levelStart_.push_back(1);
 
+  // With a memory limit, the arrays grow here, not in push_back, and only
+  // when the bytes after the growth (with the caller's bytes per ideal)
+  // stay within it: the limit holds before an allocation, not just after.
+  // For `moreIdeals` new ideals with `moreLinks` links in all, and
+  // `moreExpanded` ideals whose children start.
+  auto room = [&](std::size_t moreIdeals, std::size_t moreLinks, std::size_t moreExpanded) {
+    auto grown = [](std::size_t size, std::size_t capacity, std::size_t more) {
+      return size + more <= capacity ? capacity : std::max(2 * capacity, size + more);
+    };
+    const std::size_t linksCapacity = grown(links_.size(), links_.capacity(), moreLinks);
+    const std::size_t linkStartCapacity = grown(linkStart_.size(), linkStart_.capacity(), moreIdeals);
+    const std::size_t elementCapacity = grown(maxElement.size(), maxElement.capacity(), moreIdeals);
+    const std::size_t childCapacity = grown(childBegin.size(), childBegin.capacity(), moreExpanded);
+    const std::size_t bitsCapacity = grown(nextBits.size(), nextBits.capacity(), words * moreIdeals);
+    const std::uint64_t after =
+        linksCapacity * sizeof(Link) + linkStartCapacity * sizeof(std::int64_t) +
+        (elementCapacity + childCapacity + levelStart_.capacity()) * sizeof(std::int32_t) +
+        (bitsCapacity + levelBits.capacity()) * sizeof(Word) +
+        limits.extraBytesPerIdeal * (maxElement.size() + moreIdeals);
+    if (after > limits.memoryLimitBytes) return false;
+    links_.reserve(linksCapacity);
+    linkStart_.reserve(linkStartCapacity);
+    maxElement.reserve(elementCapacity);
+    childBegin.reserve(childCapacity);
+    nextBits.reserve(bitsCapacity);
+    return true;
+  };
+
   auto childWith = [&](std::int32_t parent, std::int32_t element) {
     const auto first = maxElement.begin() + childBegin[parent];
     const auto last = maxElement.begin() + childBegin[parent + 1];
@@ -85,16 +113,17 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     const std::int32_t begin = levelStart_[level], end = levelStart_[level + 1];
     nextBits.clear();
     for (std::int32_t ideal = begin; ideal < end; ++ideal) {
+      if (limits.memoryLimitBytes && !room(0, 0, 1)) return Status::MemoryLimit;
       childBegin.push_back(static_cast<std::int32_t>(maxElement.size()));
       const Word* bits = levelBits.data() + static_cast<std::size_t>(ideal - begin) * words;
       for (int v = maxElement[ideal] + 1; v < n; ++v) {
         if (!predecessorsInside(graph, v, bits)) continue;
         const std::int32_t child = static_cast<std::int32_t>(maxElement.size());
-        if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals) {
-          childBegin.push_back(child);
-          return Status::IdealLimit;
-        }
+        if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals) return Status::IdealLimit;
         if (child == std::numeric_limits<std::int32_t>::max() - 1) return Status::IdealLimit;
+        if (limits.memoryLimitBytes &&
+            !room(1, 1 + static_cast<std::size_t>(linkStart_[ideal + 1] - linkStart_[ideal]), 0))
+          return Status::MemoryLimit;
         maxElement.push_back(v);
         nextBits.insert(nextBits.end(), bits, bits + words);
         nextBits[nextBits.size() - words + (v >> 6)] |= Word{1} << (v & 63);
@@ -112,10 +141,6 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
       }
       if ((++checkCounter & 1023) == 0) {
         const auto now = std::chrono::steady_clock::now();
-        const std::uint64_t used = bytes() + maxElement.capacity() * 4 + childBegin.capacity() * 4 +
-                                   (levelBits.capacity() + nextBits.capacity()) * sizeof(Word) +
-                                   limits.extraBytesPerIdeal * maxElement.size();
-        if (limits.memoryLimitBytes && used > limits.memoryLimitBytes) return Status::MemoryLimit;
         if (limits.interrupt && limits.interrupt->load()) return Status::Interrupted;
         if (now > limits.deadline) return Status::TimeLimit;
         if (limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
@@ -136,6 +161,7 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     link.targetLinks = static_cast<std::uint64_t>(begin) << 8 | static_cast<std::uint64_t>(count);
   }
   // The full ideal (the last level) was never expanded: it has no children.
+  if (limits.memoryLimitBytes && !room(0, 0, maxElement.size() + 1 - childBegin.size())) return Status::MemoryLimit;
   childBegin.resize(maxElement.size() + 1, static_cast<std::int32_t>(maxElement.size()));
   childBegin_ = std::move(childBegin);
   maxElement_ = std::move(maxElement);

@@ -270,5 +270,34 @@ TEST(IdealLattice, CapAndLimitStopEnumeration) {
   EXPECT_EQ(lattice.build(contractWorkload(w, {}), limits), IdealLattice::Status::IdealLimit);
 }
 
+TEST(IdealLattice, MemoryLimitHoldsBeforeEachAllocation) {
+  // 12 independent nodes: 4096 ideals and 24,576 links (about 0.5 MB with
+  // 64 bytes of DP table per ideal). Whatever the limit, the arrays never
+  // grew past it: stopped early or complete, they hold at most the limit.
+  std::vector<Spec> specs;
+  for (int i = 0; i < 12; ++i) specs.push_back({i});
+  const ContractedGraph graph = contractWorkload(make(specs, {}), {});
+  constexpr std::uint64_t kPerIdeal = 64;
+  int stopped = 0, complete = 0;
+  for (double limit = 1000; limit < 2e6; limit *= 1.07) {
+    IdealLattice lattice;
+    IdealLattice::Limits limits;
+    limits.memoryLimitBytes = static_cast<std::uint64_t>(limit);
+    limits.extraBytesPerIdeal = kPerIdeal;
+    const IdealLattice::Status status = lattice.build(graph, limits);
+    if (status == IdealLattice::Status::MemoryLimit) {
+      ++stopped;
+      EXPECT_LE(lattice.bytes(), limits.memoryLimitBytes);
+    } else {
+      ASSERT_EQ(status, IdealLattice::Status::Complete);
+      ++complete;
+      EXPECT_EQ(lattice.numIdeals(), 4096);
+      EXPECT_LE(lattice.bytes() + kPerIdeal * 4096, limits.memoryLimitBytes);
+    }
+  }
+  EXPECT_GT(stopped, 10);
+  EXPECT_GT(complete, 10);
+}
+
 }  // namespace
 }  // namespace dnnplace

@@ -914,7 +914,7 @@ class LatticeDp {
   /// A sub-ideal's stored value as a number; notes the block's load when
   /// the value is inexact (relax decides from that whether it mattered).
   static double subValueOf(double stored, double load, double* minInexactLoad) {
-    if (!std::signbit(stored)) return stored;
+    if (stored >= 0) [[likely]] return stored;  // an inexact value is never 0: see markInexact
     *minInexactLoad = std::min(*minInexactLoad, load);
     return -stored;
   }
@@ -957,14 +957,12 @@ class LatticeDp {
     // most at L; a full one meets the chain's previous ideal), and the full
     // ideal's value is L. lowerBounds stays sound because it reads exact
     // values only.
+    // (A state that is not walked keeps the cut as its rest bound: a value
+    // it has comes from a state with fewer devices and is marked inexact.)
     const Work whole = workOf(ideal);
-    scratch.rest.resize(numStates);
-    scratch.closeAt.resize(numStates);
+    scratch.rest.assign(numStates, cut_);
+    scratch.closeAt.assign(numStates, cut_ * kMargin);
     scratch.minInexactLoad.assign(numStates, kInfinity);
-    for (int s = 0; s < numStates; ++s) {
-      scratch.rest[s] = std::min(restBound(whole, s), cut_ * kMargin);
-      scratch.closeAt[s] = std::max(lower[s], scratch.rest[s]);
-    }
     const std::vector<double>& closeAt = scratch.closeAt;
     scratch.acceleratorStates.clear();
     scratch.cpuStates.clear();
@@ -972,6 +970,8 @@ class LatticeDp {
     scratch.upCpuStates.clear();
     for (int s = 1; s < numStates; ++s) {
       if (lower[s] >= cut_ || !stateAlive(ideal, s)) continue;
+      scratch.rest[s] = std::min(restBound(whole, s), cut_ * kMargin);
+      scratch.closeAt[s] = std::max(lower[s], scratch.rest[s]);
       // A block whose sub-state has no accelerator leaves J to CPU cores
       // alone, so J is small: those J are walked up from the empty ideal.
       const int a = states_.acceleratorsOf(s);

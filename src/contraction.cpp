@@ -1,11 +1,11 @@
 #include "dnnplace/contraction.hpp"
 
 #include <algorithm>
+#include <compare>
 #include <functional>
-#include <map>
 #include <queue>
+#include <span>
 #include <tuple>
-#include <set>
 #include <utility>
 
 namespace dnnplace {
@@ -40,19 +40,42 @@ class ClassUnion {
 
 using ClassEdge = std::pair<int, int>;
 
-/// Directed group graph: adjacency of the current union-find roots.
-std::vector<std::vector<int>> groupSuccessors(ClassUnion& groups, int numClasses,
-                                              const std::vector<ClassEdge>& classEdges) {
-  std::vector<std::vector<int>> out(numClasses);
+/// Sorted, distinct (source, target) pairs as adjacency lists in one array
+/// (a graph of a few hundred groups is built several times per solve: one
+/// allocation each, not one per group).
+struct Adjacency {
+  std::vector<int> start, targets;
+  Adjacency(int numVertices, std::vector<std::pair<int, int>> arcs) : start(numVertices + 1, 0) {
+    std::sort(arcs.begin(), arcs.end());
+    arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
+    targets.reserve(arcs.size());
+    for (auto [a, b] : arcs) {
+      ++start[a + 1];
+      targets.push_back(b);
+    }
+    for (int v = 0; v < numVertices; ++v) start[v + 1] += start[v];
+  }
+  std::span<const int> operator[](int v) const {
+    return {targets.data() + start[v], targets.data() + start[v + 1]};
+  }
+};
+
+/// The current union-find roots' arcs (no loops); `undirected`: each pair
+/// once, smaller root first.
+std::vector<std::pair<int, int>> groupArcs(ClassUnion& groups, const std::vector<ClassEdge>& classEdges,
+                                           bool undirected) {
+  std::vector<std::pair<int, int>> arcs;
+  arcs.reserve(classEdges.size());
   for (auto [a, b] : classEdges) {
     const int ga = groups.find(a), gb = groups.find(b);
-    if (ga != gb) out[ga].push_back(gb);
+    if (ga != gb) arcs.push_back(undirected && gb < ga ? std::pair{gb, ga} : std::pair{ga, gb});
   }
-  for (auto& list : out) {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-  }
-  return out;
+  return arcs;
+}
+
+/// Directed group graph: adjacency of the current union-find roots.
+Adjacency groupSuccessors(ClassUnion& groups, int numClasses, const std::vector<ClassEdge>& classEdges) {
+  return Adjacency(numClasses, groupArcs(groups, classEdges, false));
 }
 
 /// Step 3: fuses every strongly connected component of the group graph
@@ -220,34 +243,39 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
       const bool db = workload.nodes[edge.dest].isBackward;
       if (sb != db) touchesBackward[groups.find(workload.classOf[edge.source])] = 1;
     }
-    std::vector<std::set<int>> neighbours(numClasses);
-    for (auto [a, b] : classEdges) {
-      const int ga = groups.find(a), gb = groups.find(b);
-      if (ga == gb) continue;
-      neighbours[ga].insert(gb);
-      neighbours[gb].insert(ga);
+    // Distinct neighbours: their number, and their XOR, which is the
+    // neighbour itself when there is one.
+    std::vector<std::pair<int, int>> pairs = groupArcs(groups, classEdges, true);
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    std::vector<int> degree(numClasses, 0), neighbourXor(numClasses, 0);
+    for (auto [a, b] : pairs) {
+      ++degree[a];
+      ++degree[b];
+      neighbourXor[a] ^= b;
+      neighbourXor[b] ^= a;
     }
     std::vector<int> rootBefore(numClasses);
     for (int c = 0; c < numClasses; ++c) rootBefore[c] = groups.find(c);
     std::vector<char> alive(numClasses, 0);
     for (int c = 0; c < numClasses; ++c) alive[groups.find(c)] = 1;
     auto isLeaf = [&](int g) {
-      return alive[g] && work[g] == 0 && !touchesBackward[g] && neighbours[g].size() == 1;
+      return alive[g] && work[g] == 0 && !touchesBackward[g] && degree[g] == 1;
     };
-    std::queue<int> pending;
+    std::vector<int> pending;  // first in, first out
     for (int g = 0; g < numClasses; ++g)
-      if (isLeaf(g)) pending.push(g);
-    while (!pending.empty()) {
-      const int leaf = pending.front();
-      pending.pop();
+      if (isLeaf(g)) pending.push_back(g);
+    for (std::size_t next = 0; next < pending.size(); ++next) {
+      const int leaf = pending[next];
       if (!isLeaf(leaf)) continue;
-      const int into = *neighbours[leaf].begin();
-      neighbours[into].erase(leaf);
-      neighbours[leaf].clear();
+      const int into = neighbourXor[leaf];
+      --degree[into];
+      neighbourXor[into] ^= leaf;
+      degree[leaf] = neighbourXor[leaf] = 0;
       alive[leaf] = 0;
       groups.attach(leaf, into);
       ++graph.zeroWorkLeavesMerged;
-      if (isLeaf(into)) pending.push(into);
+      if (isLeaf(into)) pending.push_back(into);
     }
     for (NodeIndex v = 0; v < numNodes; ++v) {
       const int c = workload.classOf[v];
@@ -261,7 +289,7 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   // Number the groups topologically; ties go to the smallest original node.
   std::vector<int> firstNode(numClasses, numNodes);
   for (NodeIndex v = numNodes - 1; v >= 0; --v) firstNode[groups.find(workload.classOf[v])] = v;
-  std::vector<std::vector<int>> out = groupSuccessors(groups, numClasses, classEdges);
+  const Adjacency out = groupSuccessors(groups, numClasses, classEdges);
   std::vector<int> inDegree(numClasses, 0);
   for (int g = 0; g < numClasses; ++g)
     for (int w : out[g]) ++inDegree[w];
@@ -356,28 +384,63 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     }
   }
 
-  // Communication hypergraph on the original edges.
-  std::map<std::vector<std::int32_t>, int> hyperIndex;
-  std::vector<std::vector<std::int32_t>> hyperSets;
-  std::vector<std::int32_t> touched;
+  // Communication hypergraph on the original edges: one hyperedge per
+  // distinct set of super-nodes an output reaches (at least two), numbered
+  // by first appearance, its weight summed in node order. The sets go into
+  // one array and are grouped by sorting, not by a map of vectors: this runs
+  // in every solve, and allocations dominate it on graphs of a few hundred nodes.
+  struct Touch {
+    std::size_t begin, end;  ///< the set in `flat`
+    NodeIndex node;
+  };
+  std::vector<std::int32_t> flat;
+  std::vector<Touch> touches;
   for (NodeIndex u = 0; u < numNodes; ++u) {
     const auto successors = workload.successors(u);
     if (successors.empty() || workload.outCost[u] <= 0) continue;
-    touched.assign(1, graph.superOf[u]);
-    for (NodeIndex w : successors) touched.push_back(graph.superOf[w]);
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    if (touched.size() < 2) continue;
-    auto [it, fresh] = hyperIndex.emplace(touched, static_cast<int>(hyperSets.size()));
-    if (fresh) {
-      hyperSets.push_back(touched);
-      graph.hyperWeight.push_back(0);
+    const std::size_t begin = flat.size();
+    flat.push_back(graph.superOf[u]);
+    for (NodeIndex w : successors) flat.push_back(graph.superOf[w]);
+    std::sort(flat.begin() + static_cast<std::ptrdiff_t>(begin), flat.end());
+    flat.erase(std::unique(flat.begin() + static_cast<std::ptrdiff_t>(begin), flat.end()), flat.end());
+    if (flat.size() - begin < 2) {
+      flat.resize(begin);
+      continue;
     }
-    graph.hyperWeight[it->second] += workload.outCost[u];
+    touches.push_back({begin, flat.size(), u});
+  }
+  auto setOf = [&](std::size_t t) {
+    return std::span<const std::int32_t>(flat.data() + touches[t].begin, flat.data() + touches[t].end);
+  };
+  std::vector<std::size_t> bySet(touches.size());
+  for (std::size_t t = 0; t < touches.size(); ++t) bySet[t] = t;
+  std::sort(bySet.begin(), bySet.end(), [&](std::size_t a, std::size_t b) {
+    const auto order = std::lexicographical_compare_three_way(setOf(a).begin(), setOf(a).end(),
+                                                              setOf(b).begin(), setOf(b).end());
+    return order != 0 ? order < 0 : a < b;
+  });
+  // Each touch's first touch with the same set; hyperedges in order of those.
+  std::vector<std::size_t> firstOf(touches.size());
+  for (std::size_t i = 0; i < bySet.size(); ++i) {
+    const bool same = i > 0 && std::ranges::equal(setOf(bySet[i]), setOf(bySet[i - 1]));
+    firstOf[bySet[i]] = same ? firstOf[bySet[i - 1]] : bySet[i];
+  }
+  std::vector<std::int32_t> hyperOf(touches.size());
+  std::vector<std::size_t> representative;  ///< per hyperedge: its first touch
+  for (std::size_t t = 0; t < touches.size(); ++t) {
+    if (firstOf[t] == t) {
+      hyperOf[t] = static_cast<std::int32_t>(representative.size());
+      representative.push_back(t);
+      graph.hyperWeight.push_back(0);
+    } else {
+      hyperOf[t] = hyperOf[firstOf[t]];
+    }
+    graph.hyperWeight[hyperOf[t]] += workload.outCost[touches[t].node];
   }
   graph.hyperStart.assign(1, 0);
   graph.incidenceStart.assign(n + 1, 0);
-  for (const auto& set : hyperSets) {
+  for (std::size_t t : representative) {
+    const auto set = setOf(t);
     graph.hyperNodes.insert(graph.hyperNodes.end(), set.begin(), set.end());
     graph.hyperStart.push_back(static_cast<std::int32_t>(graph.hyperNodes.size()));
     for (int s : set) ++graph.incidenceStart[s + 1];
@@ -386,8 +449,8 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   graph.incidence.resize(graph.hyperNodes.size());
   {
     std::vector<std::int32_t> fill(graph.incidenceStart.begin(), graph.incidenceStart.end() - 1);
-    for (std::size_t h = 0; h < hyperSets.size(); ++h)
-      for (int s : hyperSets[h]) graph.incidence[fill[s]++] = static_cast<std::int32_t>(h);
+    for (std::size_t h = 0; h < representative.size(); ++h)
+      for (int s : setOf(representative[h])) graph.incidence[fill[s]++] = static_cast<std::int32_t>(h);
   }
   return graph;
 }

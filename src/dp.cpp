@@ -27,6 +27,10 @@
 //   may be above the exact one, so it is stored negated ("inexact"), and
 //   lowerBounds takes nothing from it; a value that an inexact one could
 //   have lowered is inexact too (relax, markInexact);
+// * with a known plan of max-load K, a state also stops at 0.99·K ("good
+//   enough"): the run then either returns a chain above that, which is
+//   optimal, or a chain at most 0.99·K, and runs again below it
+//   (solveChain);
 // * a block whose remaining state has no accelerator leaves a small J to the
 //   CPU cores: those J are walked up from the empty ideal, not down from I;
 // * a sub-ideal's record is read only when one of its states can matter;
@@ -487,13 +491,16 @@ class alignas(64) BlockWalker {
 /// comes after it.
 class LatticeDp {
  public:
+  /// `goodEnough`: a state may stop once its best is at most this (see
+  /// solveChain); 0 for exact values up to the rest bounds.
   LatticeDp(const ContractedGraph& graph, const IdealLattice& lattice, DeviceStates states,
-            double memoryPerAccelerator, double cut)
+            double memoryPerAccelerator, double cut, double goodEnough = 0)
       : graph_(graph),
         lattice_(lattice),
         states_(states),
         memory_(memoryPerAccelerator),
         cut_(cut),
+        goodEnough_(goodEnough),
         stride_(kWorkFields + states.count()),
         table_(static_cast<std::size_t>(lattice.numIdeals()) * stride_, cut) {}
 
@@ -953,10 +960,10 @@ class LatticeDp {
     const std::vector<double>& lower = scratch.lower;
     // Why stopping at the rest bound keeps the optimum: along an optimal
     // chain, every state's rest bound is at most the optimum L, so by
-    // induction each stored value there is ≤ L (a stopped walk stops at
-    // most at L; a full one meets the chain's previous ideal), and the full
-    // ideal's value is L. lowerBounds stays sound because it reads exact
-    // values only.
+    // induction each stored value there is ≤ max(L, goodEnough) (a stopped
+    // walk stops at most there; a full one meets the chain's previous
+    // ideal), and so is the full ideal's value: above goodEnough, it is L.
+    // lowerBounds stays sound because it reads exact values only.
     // (A state that is not walked keeps the cut as its rest bound: a value
     // it has comes from a state with fewer devices and is marked inexact.)
     const Work whole = workOf(ideal);
@@ -970,7 +977,7 @@ class LatticeDp {
     scratch.upCpuStates.clear();
     for (int s = 1; s < numStates; ++s) {
       if (lower[s] >= cut_ || !stateAlive(ideal, s)) continue;
-      scratch.rest[s] = std::min(restBound(whole, s), cut_ * kMargin);
+      scratch.rest[s] = std::min(std::max(restBound(whole, s), goodEnough_), cut_ * kMargin);
       scratch.closeAt[s] = std::max(lower[s], scratch.rest[s]);
       // A block whose sub-state has no accelerator leaves J to CPU cores
       // alone, so J is small: those J are walked up from the empty ideal.
@@ -1100,6 +1107,7 @@ class LatticeDp {
   DeviceStates states_;
   double memory_;
   double cut_;
+  double goodEnough_;
   /// Per ideal, one record: its Work (kWorkFields numbers), then its value
   /// per state. Why together: the walk reads both for each sub-ideal it
   /// meets, in no cache-friendly order, so one record costs one miss.
@@ -1113,13 +1121,15 @@ class LatticeDp {
 struct ChainResult {
   enum class Kind { Found, NoChain, IdealLimit, MemoryLimit, TimeLimit, Interrupted, InternalError };
   Kind kind = Kind::NoChain;
+  /// Found: the optimal chain. Stopped by a limit: the best chain a
+  /// good-enough run found before it (empty: none).
   std::vector<LatticeDp::Block> blocks;
-  double objective = kInfinity;  ///< recomputed from scratch on the original graph
+  double objective = kInfinity;  ///< of `blocks`, recomputed from scratch on the original graph
   std::uint64_t ideals = 0;
   std::uint64_t bytes = 0;  ///< latticeBytes + tableBytes
   std::uint64_t latticeBytes = 0, tableBytes = 0;
   DpStats stats;
-  int rounds = 0;                 ///< DP runs (probes below the known plan, then the decisive one)
+  int rounds = 0;                 ///< DP runs (probes or good-enough runs, then the decisive one)
   double provenLowerBound = 0;    ///< no chain has a smaller max-load
 };
 
@@ -1442,12 +1452,19 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   // that does not proves a higher lower bound, and past every possible
   // max-load the run decides. With a known plan, one run below it: near an
   // optimum, a failed probe costs about as much as the decisive run.
+  // In that run a state may stop once its best is at most 0.99 times the
+  // known plan's max-load K (good enough): a chain above 0.99·K is then the
+  // optimum, and a chain at most 0.99·K becomes the known plan for one more
+  // run. (On the shared workloads the first run decides; on the 10^6-ideal
+  // graph it walks a third of the blocks of an exact run.)
+  constexpr double kGoodEnoughGap = 0.01;
   const bool probing = !std::isfinite(upperBound);
   const double ceiling = probing ? bounds.upper * 2 + 1 : upperBound;
   double proven = std::max(bounds.lower, lowerBound);
   double step = 0.05;
+  double known = ceiling;  ///< not probing: the max-load of a chain of this lattice
   for (;;) {
-    double target = ceiling;
+    double target = known;
     bool probe = false;
     if (probing && proven > 0 && proven * (1 + step) < ceiling) {
       target = proven * (1 + step);
@@ -1457,14 +1474,15 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     // Blocks and partial chains at or above the cut cannot beat the known plan;
     // the slack keeps that plan itself reachable despite rounding.
     const double cut = aboveRounding(target);
-    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut);
+    const double goodEnough = probing ? 0 : known * (1 - kGoodEnoughGap);
+    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut, goodEnough);
     DpLimits dpLimits;
     dpLimits.deadline = deadline;
     dpLimits.interrupt = options.interrupt;
     if (options.progress) {
       dpLimits.progress = [&](const std::string& line) {
         options.progress(line + (probe ? " (probing below " + formatNumber(target) + ")" : "") +
-                         (std::isfinite(upperBound) ? ", best so far " + formatNumber(upperBound) : ""));
+                         (probing ? "" : ", best so far " + formatNumber(known)));
       };
     }
     ++result.rounds;
@@ -1485,16 +1503,26 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
         proven = target;  // no chain below target
         continue;
       }
-      result.kind = ChainResult::Kind::NoChain;
-      result.provenLowerBound = std::isfinite(upperBound) ? upperBound : kInfinity;
+      // Nothing below the known plan: it is optimal (only rounding can get
+      // here after a good-enough run, whose chain this run could reach).
+      result.kind = result.blocks.empty() ? ChainResult::Kind::NoChain : ChainResult::Kind::Found;
+      result.provenLowerBound = result.blocks.empty() ? (probing ? kInfinity : upperBound) : result.objective;
       return result;
     }
+    result.blocks.clear();
     if (!dp.backtrack(lattice.fullIdeal(), finalState, optimum, &result.blocks)) {
       result.kind = ChainResult::Kind::InternalError;
       return result;
     }
-    result.kind = ChainResult::Kind::Found;
     result.objective = chainObjective(workload, graph, result.blocks);
+    if (optimum <= goodEnough && goodEnough > 0) {
+      // A better plan, not shown optimal: the incumbent (returned if a
+      // limit stops the next run), and the next run looks below it. (Each
+      // such plan is 1% below the last; with K = 0 nothing is below.)
+      known = optimum;
+      continue;
+    }
+    result.kind = ChainResult::Kind::Found;
     result.provenLowerBound = result.objective;
     return result;
   }
@@ -1808,7 +1836,14 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   if (isLimit(chain.kind)) {
     const bool stoppedByUser = chain.kind == ChainResult::Kind::TimeLimit ||
                                chain.kind == ChainResult::Kind::Interrupted;
-    if (stoppedByUser && seedPlan) {
+    if (stoppedByUser && !chain.blocks.empty() && chain.objective < seedObjective) {
+      // A run that stopped at "good enough" had found a better plan.
+      outcome.status = SolveStatus::Feasible;
+      outcome.placement = placementOf(workload, graph, chain.blocks);
+      outcome.objective = chain.objective;
+      outcome.lowerBound = chain.provenLowerBound;
+      outcome.message = limitMessage(chain, options) + "; returning the best plan found";
+    } else if (stoppedByUser && seedPlan) {
       // Return the incumbent, labelled as such.
       outcome.status = SolveStatus::Feasible;
       outcome.placement = *seedPlan;

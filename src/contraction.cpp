@@ -45,9 +45,7 @@ using ClassEdge = std::pair<int, int>;
 /// allocation each, not one per group).
 struct Adjacency {
   std::vector<int> start, targets;
-  Adjacency(int numVertices, std::vector<std::pair<int, int>> arcs) : start(numVertices + 1, 0) {
-    std::sort(arcs.begin(), arcs.end());
-    arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
+  Adjacency(int numVertices, const std::vector<std::pair<int, int>>& arcs) : start(numVertices + 1, 0) {
     targets.reserve(arcs.size());
     for (auto [a, b] : arcs) {
       ++start[a + 1];
@@ -60,8 +58,8 @@ struct Adjacency {
   }
 };
 
-/// The current union-find roots' arcs (no loops); `undirected`: each pair
-/// once, smaller root first.
+/// The current union-find roots' arcs, sorted and distinct (no loops);
+/// `undirected`: smaller root first.
 std::vector<std::pair<int, int>> groupArcs(ClassUnion& groups, const std::vector<ClassEdge>& classEdges,
                                            bool undirected) {
   std::vector<std::pair<int, int>> arcs;
@@ -70,6 +68,8 @@ std::vector<std::pair<int, int>> groupArcs(ClassUnion& groups, const std::vector
     const int ga = groups.find(a), gb = groups.find(b);
     if (ga != gb) arcs.push_back(undirected && gb < ga ? std::pair{gb, ga} : std::pair{ga, gb});
   }
+  std::sort(arcs.begin(), arcs.end());
+  arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
   return arcs;
 }
 
@@ -245,9 +245,7 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     }
     // Distinct neighbours: their number, and their XOR, which is the
     // neighbour itself when there is one.
-    std::vector<std::pair<int, int>> pairs = groupArcs(groups, classEdges, true);
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    const std::vector<std::pair<int, int>> pairs = groupArcs(groups, classEdges, true);
     std::vector<int> degree(numClasses, 0), neighbourXor(numClasses, 0);
     for (auto [a, b] : pairs) {
       ++degree[a];

@@ -733,13 +733,20 @@ class LatticeDp {
     return rest;
   }
 
+  /// What the accelerator blocks of a node set with accelerator latency
+  /// `fpga` and boundary hyperedges `crossing` pay at least, when c CPU
+  /// cores loaded below the cut take what they can.
+  double communicationExcess(double fpga, double crossing, int c) const {
+    return fpga + crossing - absorbable_[c];
+  }
+
   /// Whether a accelerators and c CPU cores can cover a node set with
   /// accelerator latency `fpga` and boundary hyperedges `crossing` below the
   /// cut: each boundary hyperedge is cut by every block holding one of its
   /// elements in the set, so the accelerator blocks pay fpga + crossing
   /// minus what the CPU cores (c · cut of CPU time) take off.
   bool communicationAlive(double fpga, double crossing, int a, int c) const {
-    const double excess = fpga + crossing - absorbable_[c];
+    const double excess = communicationExcess(fpga, crossing, c);
     // The sums are running totals: an empty rest leaves rounding dust, not work.
     return excess * kMargin < a * cut_ || excess <= 1e-9 * cut_;
   }
@@ -764,7 +771,7 @@ class LatticeDp {
     const Work rest = restOf(here);
     const int a = states_.accelerators - states_.acceleratorsOf(s), c = states_.cpus - states_.cpusOf(s);
     double bound = workBound(rest, a, c);
-    if (a > 0) bound = std::max(bound, (rest.fpga + here.crossing - absorbable_[c]) / a);
+    if (a > 0) bound = std::max(bound, communicationExcess(rest.fpga, here.crossing, c) / a);
     return bound * kMargin;
   }
   bool stateAlive(std::int32_t ideal, int s) const {
@@ -846,8 +853,8 @@ class LatticeDp {
     std::vector<int> upAcceleratorStates, upCpuStates;
     std::vector<StateTest> acceleratorTests, cpuTests;
     std::vector<double> lower;  ///< per state: value(I, s) is at least this
-    std::vector<double> rest;   ///< per state: restBound
-    std::vector<double> closeAt;  ///< per state: max(lower, rest): a best this small is final
+    /// Per state: max(lower, restBound, goodEnough): a best this small is final.
+    std::vector<double> closeAt;
     /// Per state: the smallest block load met with an inexact sub-ideal value.
     std::vector<double> minInexactLoad;
   };
@@ -927,14 +934,14 @@ class LatticeDp {
   }
 
   /// Per state s of the ideal just relaxed: best[s] is exact when it reached
-  /// its lower bound, or when the walk ran to its end (best[s] above the rest
-  /// bound) and every inexact sub-ideal value it met came with a block at
-  /// least best[s] (a smaller exact value there could not have won).
+  /// its lower bound, or when the walk ran to its end (best[s] above
+  /// closeAt[s]) and every inexact sub-ideal value it met came with a block
+  /// at least best[s] (a smaller exact value there could not have won).
   /// Otherwise it is stored negated.
   void markInexact(double* best, const Scratch& scratch) const {
     for (int s = 1; s < states_.count(); ++s) {
       if (!(best[s] < cut_) || best[s] <= scratch.lower[s]) continue;
-      if (best[s] <= scratch.rest[s] || scratch.minInexactLoad[s] < best[s]) best[s] = -best[s];
+      if (best[s] <= scratch.closeAt[s] || scratch.minInexactLoad[s] < best[s]) best[s] = -best[s];
     }
   }
 
@@ -964,11 +971,10 @@ class LatticeDp {
     // walk stops at most there; a full one meets the chain's previous
     // ideal), and so is the full ideal's value: above goodEnough, it is L.
     // lowerBounds stays sound because it reads exact values only.
-    // (A state that is not walked keeps the cut as its rest bound: a value
-    // it has comes from a state with fewer devices and is marked inexact.)
+    // (A state that is not walked keeps the cut: a value it has comes from a
+    // state with fewer devices and is marked inexact.)
     const Work whole = workOf(ideal);
-    scratch.rest.assign(numStates, cut_);
-    scratch.closeAt.assign(numStates, cut_ * kMargin);
+    scratch.closeAt.assign(numStates, cut_);
     scratch.minInexactLoad.assign(numStates, kInfinity);
     const std::vector<double>& closeAt = scratch.closeAt;
     scratch.acceleratorStates.clear();
@@ -977,8 +983,7 @@ class LatticeDp {
     scratch.upCpuStates.clear();
     for (int s = 1; s < numStates; ++s) {
       if (lower[s] >= cut_ || !stateAlive(ideal, s)) continue;
-      scratch.rest[s] = std::min(std::max(restBound(whole, s), goodEnough_), cut_ * kMargin);
-      scratch.closeAt[s] = std::max(lower[s], scratch.rest[s]);
+      scratch.closeAt[s] = std::max(lower[s], std::min(std::max(restBound(whole, s), goodEnough_), cut_ * kMargin));
       // A block whose sub-state has no accelerator leaves J to CPU cores
       // alone, so J is small: those J are walked up from the empty ideal.
       const int a = states_.acceleratorsOf(s);
@@ -1836,20 +1841,15 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   if (isLimit(chain.kind)) {
     const bool stoppedByUser = chain.kind == ChainResult::Kind::TimeLimit ||
                                chain.kind == ChainResult::Kind::Interrupted;
-    if (stoppedByUser && !chain.blocks.empty() && chain.objective < seedObjective) {
-      // A run that stopped at "good enough" had found a better plan.
+    // The incumbent: a good-enough run's plan if one beat the seeds.
+    const bool runFound = !chain.blocks.empty() && chain.objective < seedObjective;
+    if (stoppedByUser && (runFound || seedPlan)) {
       outcome.status = SolveStatus::Feasible;
-      outcome.placement = placementOf(workload, graph, chain.blocks);
-      outcome.objective = chain.objective;
+      outcome.placement = runFound ? placementOf(workload, graph, chain.blocks) : *seedPlan;
+      outcome.objective = runFound ? chain.objective : seedObjective;
       outcome.lowerBound = chain.provenLowerBound;
-      outcome.message = limitMessage(chain, options) + "; returning the best plan found";
-    } else if (stoppedByUser && seedPlan) {
-      // Return the incumbent, labelled as such.
-      outcome.status = SolveStatus::Feasible;
-      outcome.placement = *seedPlan;
-      outcome.objective = seedObjective;
-      outcome.lowerBound = chain.provenLowerBound;
-      outcome.message = limitMessage(chain, options) + "; returning the best seed plan";
+      outcome.message =
+          limitMessage(chain, options) + (runFound ? "; returning the best plan found" : "; returning the best seed plan");
     } else {
       outcome.status = SolveStatus::NoSolution;
       outcome.message = limitMessage(chain, options);

@@ -1525,6 +1525,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       // limit stops the next run), and the next run looks below it. (Each
       // such plan is 1% below the last; with K = 0 nothing is below.)
       known = optimum;
+      if (options.progress) options.progress("dp: found a plan of max-load " + formatNumber(known) + ", looking below it");
       continue;
     }
     result.kind = ChainResult::Kind::Found;

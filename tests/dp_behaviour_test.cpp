@@ -106,6 +106,44 @@ TEST(DpBehaviour, LimitsGiveNoSolutionWithProgressReport) {
   EXPECT_NE(outcome.message.find("interrupted"), std::string::npos) << outcome.message;
 }
 
+TEST(DpBehaviour, AStoppedRunReturnsTheBetterPlanAGoodEnoughRunFound) {
+  // One block of 4 parallel chains: the seed along one order is 34% above
+  // the optimum, so a first run stops at 0.99 times it, finds a better
+  // plan, says so, and looks below it. Interrupted then, the solve returns
+  // that plan, not the seed.
+  const Workload w = seriesParallel(1, 4);
+  const double seed = detail::linearOrderBound(w);
+  SolveOptions options;
+  const SolveOutcome optimal = solve(w, "dp", options);
+  ASSERT_EQ(optimal.status, SolveStatus::Optimal) << optimal.message;
+  ASSERT_LT(optimal.objective, 0.99 * seed);
+
+  std::atomic<bool> stop{false};
+  std::vector<std::string> lines;
+  options.interrupt = &stop;
+  options.progress = [&](const std::string& line) {
+    lines.push_back(line);
+    if (line.find("dp: found a plan of max-load") != std::string::npos) stop = true;
+  };
+  const SolveOutcome outcome = solve(w, "dp", options);
+  ASSERT_TRUE(stop.load()) << "no good-enough run reported a plan";
+  ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
+  EXPECT_NE(outcome.message.find("interrupted: "), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("; returning the best plan found"), std::string::npos) << outcome.message;
+  EXPECT_LE(outcome.objective, 0.99 * seed);
+  EXPECT_GE(outcome.objective, optimal.objective * (1 - 1e-9));
+  EvaluateOptions contiguous;
+  contiguous.requireContiguous = true;
+  const Evaluation evaluation = evaluate(w, *outcome.placement, contiguous);
+  EXPECT_TRUE(evaluation.feasible);
+  EXPECT_NEAR(evaluation.objective, outcome.objective, 1e-9 * outcome.objective);
+  const auto found = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.find("dp: found a plan of max-load") != std::string::npos;
+  });
+  ASSERT_NE(found, lines.end());
+  EXPECT_NE(found->find(", looking below it"), std::string::npos) << *found;
+}
+
 TEST(DpBehaviour, TimeLimitReturnsTheIncumbentWithAProvenLowerBound) {
   // 65,538 ideals: far more than 20 ms of work, while the seeds along one
   // order take microseconds.

@@ -30,13 +30,13 @@ const char* statusName(SolveStatus status) {
 const std::vector<MethodInfo>& methods() {
   static const std::vector<MethodInfo> table = {
       {"dp", true, true,
-       "exact contiguous max-load (DP over ideals); for latency: the latency of that plan", solveDp},
+       "exact contiguous max-load (DP over ideals); for latency: the latency of that plan", solveDp, true},
       {"dp-linear", true, false, "the DP restricted to one topological order (polynomial)",
-       solveDpLinear},
+       solveDpLinear, true},
       {"milp", true, true, "integer program on CBC (non-contiguous/convex throughput, latency)",
        solveMilp},
       {"pipedream", true, false,
-       "PipeDream emulation: merge biconnected components, linearize, DP", solvePipedream},
+       "PipeDream emulation: merge biconnected components, linearize, DP", solvePipedream, true},
       {"scotch", true, false, "Scotch graph partitioning of the color-class graph", solveScotch},
       {"local-search", true, false, "random restarts of best-improvement class moves",
        solveLocalSearch},
@@ -115,7 +115,9 @@ SolveOutcome solve(const Workload& workload, const std::string& name,
   }
   // The independent re-check: every returned plan, from the original graph.
   const double claimed = outcome.objective;
-  outcome.evaluation = evaluate(workload, *outcome.placement, evaluateOptionsFor(options));
+  EvaluateOptions check = evaluateOptionsFor(options);
+  check.requireContiguous = method->contiguousPlans;
+  outcome.evaluation = evaluate(workload, *outcome.placement, check);
   if (!outcome.evaluation.feasible) {
     outcome.status = SolveStatus::Error;
     outcome.message = "internal error: the evaluator rejects the plan of '" + name +
@@ -130,7 +132,15 @@ SolveOutcome solve(const Workload& workload, const std::string& name,
     return outcome;
   }
   outcome.objective = outcome.evaluation.objective;
-  if (outcome.lowerBound > outcome.objective) outcome.lowerBound = outcome.objective;
+  // A bound above the plan the method itself found is a bug, not rounding:
+  // say so instead of hiding it.
+  if (outcome.lowerBound > outcome.objective && !sameObjective(outcome.lowerBound, outcome.objective)) {
+    outcome.status = SolveStatus::Error;
+    outcome.message = "internal error: '" + name + "' claims lower bound " + std::to_string(outcome.lowerBound) +
+                      " above its plan's objective " + std::to_string(outcome.objective);
+    return outcome;
+  }
+  outcome.lowerBound = std::min(outcome.lowerBound, outcome.objective);
   outcome.gap = outcome.objective > 0
                     ? std::max(0.0, (outcome.objective - outcome.lowerBound) / outcome.objective)
                     : 0.0;

@@ -51,14 +51,34 @@ TEST(SharedWorkloads, ExpertSplitsReproduceReferenceMaxLoad) {
   for (const auto& [name, figures] : expected["workloads"].items()) {
     if (!figures.contains("expert_split")) continue;
     SCOPED_TRACE(name);
+    const double reference = figures["expert_max_load"].get<double>();
     auto [w, p] = loadExpert(shared, name, figures);
     Evaluation e = evaluate(w, p, {});
     EXPECT_TRUE(e.feasible) << (e.violations.empty() ? "" : e.violations[0]);
-    EXPECT_LE(relative(e.objective, figures["expert_max_load"].get<double>()), 1e-6)
-        << e.objective << " vs " << figures["expert_max_load"];
+    EXPECT_LE(relative(e.objective, reference), 1e-6) << e.objective << " vs " << reference;
+    // The same split through `solve --method expert --plan`.
+    SolveOptions options;
+    options.expertPlanPath = (shared / "workloads" / figures["expert_split"].get<std::string>()).string();
+    const SolveOutcome outcome = solve(w, "expert", options);
+    ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
+    EXPECT_LE(relative(outcome.objective, reference), 1e-6) << outcome.objective << " vs " << reference;
     ++checked;
   }
   EXPECT_EQ(checked, 8);  // every layer graph has an expert split
+}
+
+TEST(SharedWorkloads, ExpertMethodNeedsAPlanOfTheSameGraph) {
+  DNNPLACE_REQUIRE_SHARED(shared);
+  const Workload w = load(shared / "workloads" / "throughput/LayerGraphs/bert24_inference.json");
+  const SolveOutcome noPlan = solve(w, "expert", {});
+  EXPECT_EQ(noPlan.status, SolveStatus::InvalidInput);
+  EXPECT_NE(noPlan.message.find("--plan"), std::string::npos) << noPlan.message;
+  // GNMT's split names nodes BERT does not have.
+  SolveOptions wrongPlan;
+  wrongPlan.expertPlanPath = (shared / "workloads" / "experts" / "gnmt_inference_expert.json").string();
+  const SolveOutcome mismatched = solve(w, "expert", wrongPlan);
+  EXPECT_EQ(mismatched.status, SolveStatus::Infeasible) << mismatched.message;
+  EXPECT_NE(mismatched.message.find("is not a feasible plan for"), std::string::npos) << mismatched.message;
 }
 
 TEST(SharedWorkloads, ExpertSplitsReproduceReferenceLatency) {

@@ -68,6 +68,7 @@ struct MethodInfo {
   bool latency;     ///< supports the latency objective
   std::string summary;
   SolverFunction run;
+  bool contiguousPlans = false;  ///< its plans are contiguous (DESIGN §4): solve() re-checks that too
 };
 
 /// Every method the library offers, in display order.
@@ -75,7 +76,9 @@ const std::vector<MethodInfo>& methods();
 const MethodInfo* findMethod(const std::string& name);
 
 /// Runs a method and re-checks its plan with the evaluator (status Error if
-/// the evaluator disagrees with the method about feasibility or objective).
+/// the evaluator disagrees with the method about feasibility or objective, if
+/// a method of contiguous plans returns one that is not, or if the method's
+/// lower bound is above its own plan's objective).
 SolveOutcome solve(const Workload& workload, const std::string& method,
                    const SolveOptions& options);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -36,6 +37,37 @@ void onInterrupt(int) {
   g_interrupted = true;
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
 }
+
+// CLI11's number checks let NaN through (every comparison with it is false)
+// and print their bounds with all 309 digits of DBL_MAX: these say what is
+// wanted, in a few words.
+CLI::Validator finiteNumber(const std::string& what, double low, double high, bool lowIncluded) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double value = 0;
+        std::size_t used = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        const bool aboveLow = lowIncluded ? value >= low : value > low;
+        if (used != text.size() || text.empty() || !std::isfinite(value) || !aboveLow || value > high)
+          return "expected " + what + ", got '" + text + "'";
+        return std::string();
+      },
+      what);
+}
+
+// A negative number would wrap around in an unsigned option.
+const CLI::Validator kNonNegativeInteger(
+    [](std::string& text) -> std::string {
+      const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      });
+      return digits ? std::string() : "expected a non-negative integer, got '" + text + "'";
+    },
+    "N");
 
 int fail(const std::string& message, int code = kInvalid) {
   std::cerr << "dnnplace: " << message << "\n";
@@ -135,6 +167,8 @@ int runSolve(SolveArgs& args) {
   SolveOutcome outcome = solve(*workload, args.method, args.options);
   const double solveSeconds = seconds(solveStart);
   clearProgress(args.quiet);
+  // A plan the re-check rejected is never written, not even with its status.
+  if (outcome.status == SolveStatus::Error) return fail(args.method + ": " + outcome.message, kInternal);
   if (!outcome.placement) {
     const std::string why = outcome.message.empty() ? statusName(outcome.status) : outcome.message;
     return fail(args.method + ": " + why, exitCodeFor(outcome.status));
@@ -244,6 +278,10 @@ int runCompare(CompareArgs& args) {
   const auto rows = compareMethods(pointers, names, args.options);
   clearProgress(args.quiet);
   std::cout << formatComparison(rows, args.format);
+  // Infeasible or limited rows are results; an internal error is a bug.
+  for (const auto& row : rows)
+    if (row.outcome.status == SolveStatus::Error)
+      return fail("compare: " + row.outcome.method + " on " + row.workload + ": " + row.outcome.message, kInternal);
   return kOk;
 }
 
@@ -282,11 +320,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
   solveCmd->add_option("--time-limit", solveArgs.options.timeLimitSeconds, "seconds")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
   solveArgs.options.threads = defaultThreads();
   solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads for dp (default: this machine's cores)")
       ->check(CLI::Range(1, 256))->capture_default_str();
-  solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")->capture_default_str();
+  solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")
+      ->check(kNonNegativeInteger)->capture_default_str();
   solveCmd->add_option("--q", solveArgs.options.q, "latency: subgraphs per accelerator")
       ->check(CLI::Range(1, 64))->capture_default_str();
   solveCmd->add_flag("--diffmaxima", solveArgs.options.diffMaxima,
@@ -294,13 +333,15 @@ int main(int argc, char** argv) {
   solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
       ->check(CLI::IsMember({"none", "convex"}))->capture_default_str();
   solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
-      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+      ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))->capture_default_str();
   solveCmd->add_option("--restarts", solveArgs.options.restarts, "local-search restarts")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   solveCmd->add_option("--max-ideals", solveArgs.options.maxIdeals,
-                       "dp: stop (exit 4) past this many ideals (0: no cap)");
+                       "dp: stop (exit 4) past this many ideals (0: no cap)")
+      ->check(kNonNegativeInteger);
   solveCmd->add_option("--memory-limit", solveArgs.options.memoryLimitBytes,
-                       "dp: stop (exit 4) past this many bytes of DP tables (0: no cap)");
+                       "dp: stop (exit 4) past this many bytes of DP tables (0: no cap)")
+      ->check(kNonNegativeInteger);
   solveCmd->add_option("--plan", solveArgs.plan, "expert: the split to evaluate")
       ->check(CLI::ExistingFile);
   solveCmd->add_option("--write-model", solveArgs.options.writeModelPath,
@@ -327,7 +368,7 @@ int main(int argc, char** argv) {
   auto* infoCmd = app.add_subcommand("info", "print graph statistics of a workload");
   infoCmd->add_option("workload", infoArgs.workload, "workload JSON file")->required();
   infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many")
-      ->capture_default_str();
+      ->check(kNonNegativeInteger)->capture_default_str();
 
   GenerateArgs genArgs;
   auto* genCmd = app.add_subcommand("generate", "write a synthetic workload JSON");
@@ -344,13 +385,14 @@ int main(int argc, char** argv) {
                      "share of nodes that only run on CPUs")
       ->check(CLI::Range(0.0, 1.0))->capture_default_str();
   genCmd->add_flag("--training", genArgs.options.training, "add backward twins");
-  genCmd->add_option("--seed", genArgs.options.seed, "random seed")->capture_default_str();
+  genCmd->add_option("--seed", genArgs.options.seed, "random seed")
+      ->check(kNonNegativeInteger)->capture_default_str();
   genCmd->add_option("--accelerators", genArgs.options.accelerators, "maxFPGAs")
       ->check(CLI::Range(0, 1 << 20))->capture_default_str();
   genCmd->add_option("--cpus", genArgs.options.cpus, "maxCPUs")
       ->check(CLI::Range(0, 1 << 20))->capture_default_str();
   genCmd->add_option("--memory", genArgs.options.memoryPerAccelerator, "bytes per accelerator")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))->capture_default_str();
   genCmd->add_option("--out", genArgs.out, "write here instead of stdout");
 
   CompareArgs cmpArgs;
@@ -362,11 +404,12 @@ int main(int argc, char** argv) {
   cmpCmd->add_option("--methods", cmpArgs.methods,
                      "comma-separated methods (default: all for the objective)");
   cmpCmd->add_option("--time-limit", cmpArgs.options.timeLimitSeconds, "seconds per method run")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
   cmpArgs.options.threads = defaultThreads();
   cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads for dp (default: this machine's cores)")
       ->check(CLI::Range(1, 256))->capture_default_str();
-  cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")->capture_default_str();
+  cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")
+      ->check(kNonNegativeInteger)->capture_default_str();
   cmpCmd->add_option("--q", cmpArgs.options.q, "latency: subgraphs per accelerator")
       ->check(CLI::Range(1, 64))->capture_default_str();
   cmpCmd->add_option("--restarts", cmpArgs.options.restarts, "local-search restarts")
@@ -386,22 +429,40 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A mistyped command reads better named than as "a subcommand is required".
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string names;
+      bool known = false;
+      for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+        names += (names.empty() ? "" : ", ") + command->get_name();
+        known = known || command->get_name() == argv[1];
+      }
+      if (!known) return fail("unknown command '" + std::string(argv[1]) + "' (expected one of: " + names + ")");
+    }
     std::string what = e.what();
     for (char& c : what)
       if (c == '\n') c = ' ';
     return fail(what + " (see --help)");
   }
 
+  int code = kInvalid;
   try {
-    if (*solveCmd) return runSolve(solveArgs);
-    if (*evalCmd) return runEvaluate(evalArgs);
-    if (*infoCmd) return runInfo(infoArgs);
-    if (*genCmd) return runGenerate(genArgs);
-    if (*cmpCmd) return runCompare(cmpArgs);
+    if (*solveCmd) code = runSolve(solveArgs);
+    else if (*evalCmd) code = runEvaluate(evalArgs);
+    else if (*infoCmd) code = runInfo(infoArgs);
+    else if (*genCmd) code = runGenerate(genArgs);
+    else if (*cmpCmd) code = runCompare(cmpArgs);
   } catch (const std::bad_alloc&) {
     return fail("out of memory", kLimit);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what(), kInternal);
   }
-  return kInvalid;
+  // A result that never reached standard output (a full disk, a closed pipe)
+  // is lost: say so rather than exit 0.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int failed = fail("standard output: cannot write");
+    return code == kOk ? failed : code;
+  }
+  return code;
 }

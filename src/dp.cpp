@@ -1283,7 +1283,9 @@ struct LinearSeed {
 /// one order, but without a lattice: a forward pass over interval starts,
 /// each interval grown until its compute plus the communication it can no
 /// longer shed (hyperedges reaching back before its start) reaches the cut.
-LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut) {
+/// None either when the deadline passes or the interrupt is set.
+LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
+                           Clock::time_point deadline, const std::atomic<bool>* interrupt) {
   const int n = linear.numSuperNodes;
   const int accelerators = std::min(workload.machine.maxFpgas, n);
   const int cpus = std::min(workload.machine.maxCpus, n);
@@ -1300,6 +1302,8 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   IntervalSums interval(linear);
   std::vector<int> viaAccelerator, viaCpu;  // states s whose s − device is reached at i
   for (int i = 0; i < n; ++i) {
+    // Quadratic on long chains: a limit gives up the seed.
+    if ((i & 63) == 63 && ((interrupt && interrupt->load()) || Clock::now() > deadline)) return {};
     const double* from = &value[static_cast<std::size_t>(i) * numStates];
     viaAccelerator.clear();
     viaCpu.clear();
@@ -1366,9 +1370,11 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
 
 /// linearChainSeed below `best` (a known plan's max-load), or below a greedy
 /// packing of the same order when no plan is known yet.
-LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best) {
+LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best,
+                     Clock::time_point deadline = Clock::time_point::max(),
+                     const std::atomic<bool>* interrupt = nullptr) {
   const double cut = std::isfinite(best) ? best : greedyChainBound(workload, ordered);
-  return linearChainSeed(workload, ordered, aboveRounding(cut));
+  return linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt);
 }
 
 /// Bounds on the max-load of any chain: every super-node needs some device
@@ -1629,13 +1635,6 @@ bool isLimit(ChainResult::Kind kind) {
          kind == ChainResult::Kind::TimeLimit || kind == ChainResult::Kind::Interrupted;
 }
 
-Clock::time_point deadlineOf(const SolveOptions& options) {
-  if (!(options.timeLimitSeconds > 0) || !std::isfinite(options.timeLimitSeconds) ||
-      options.timeLimitSeconds > 1e7)
-    return Clock::time_point::max();
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(options.timeLimitSeconds));
-}
 
 SolveOutcome emptyWorkloadOutcome(const Workload& workload) {
   SolveOutcome outcome;
@@ -1814,7 +1813,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       renumbered = contractWorkload(workload, numbering);
     }
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
-    const LinearSeed seed = orderSeed(workload, ordered, seedObjective);
+    const LinearSeed seed = orderSeed(workload, ordered, seedObjective, deadline, options.interrupt);
     offer(workload, ordered, seed.objective, seed.blocks);
   }
   if (!smallLattice) {
@@ -1824,11 +1823,18 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       const std::optional<Workload> coarse = chainCoarsened(workload, graph, pieces);
       if (!coarse) break;
       const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});
-      const std::uint64_t cap = pieces == 1 ? 2000 : countIdeals(graph, 0).count / 8;
-      if (coarseGraph.numSuperNodes < graph.numSuperNodes && !countIdeals(coarseGraph, cap).exceeded) {
-        const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, deadline, seedObjective);
-        if (r.kind == ChainResult::Kind::Found) offer(*coarse, coarseGraph, r.objective, r.blocks);
-      }
+      if (coarseGraph.numSuperNodes >= graph.numSuperNodes) continue;
+      // Whole chains: at most 2,000 ideals. Chains cut in two: at most an
+      // eighth of the full lattice (both counts capped: the full lattice may
+      // be far too large to count).
+      CountLimits countLimits;
+      countLimits.deadline = deadline;
+      countLimits.interrupt = options.interrupt;
+      const IdealCount coarseIdeals = countIdeals(coarseGraph, pieces == 1 ? 2000 : 1u << 22, countLimits);
+      if (coarseIdeals.exceeded || coarseIdeals.stopped) continue;
+      if (pieces == 2 && !countIdeals(graph, 8 * coarseIdeals.count, countLimits).exceeded) continue;
+      const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, deadline, seedObjective);
+      if (r.kind == ChainResult::Kind::Found) offer(*coarse, coarseGraph, r.objective, r.blocks);
     }
   }
   if (options.progress && seedPlan)

@@ -1,6 +1,7 @@
 #include "dnnplace/ideal_lattice.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace dnnplace {
@@ -19,25 +20,75 @@ bool predecessorsInside(const ContractedGraph& graph, int v, const Word* bits) {
 
 }  // namespace
 
-IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap) {
+IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap, const CountLimits& limits) {
+  // Each ideal once, as its elements in increasing order (the numbering is
+  // topological): a depth-first walk that extends an ideal by a node above
+  // its last one whose predecessors are all inside. Those "ready" nodes are
+  // kept in a bitset with a summary word per 64 words, so finding the next
+  // one does not rescan the graph (a chain of n nodes would cost n² then).
   const int n = graph.numSuperNodes;
   const int words = std::max(1, (n + 63) / 64);
-  std::vector<Word> bits(words, 0);
+  std::vector<Word> ready(words, 0), summary((words + 63) / 64, 0);
+  std::vector<std::int32_t> missing(n);
+  auto setReady = [&](int v) {
+    ready[v >> 6] |= Word{1} << (v & 63);
+    summary[v >> 12] |= Word{1} << ((v >> 6) & 63);
+  };
+  auto clearReady = [&](int v) {
+    ready[v >> 6] &= ~(Word{1} << (v & 63));
+    if (!ready[v >> 6]) summary[v >> 12] &= ~(Word{1} << ((v >> 6) & 63));
+  };
+  auto nextReady = [&](int from) -> int {  // the first ready node >= from, or n
+    if (from >= n) return n;
+    int word = from >> 6;
+    Word bits = ready[word] & (~Word{0} << (from & 63));
+    if (bits) return (word << 6) + std::countr_zero(bits);
+    ++word;
+    for (int block = word >> 6; block < static_cast<int>(summary.size()); ++block) {
+      Word nonEmpty = summary[block];
+      if (block == word >> 6) nonEmpty &= ~Word{0} << (word & 63);
+      if (nonEmpty) {
+        const int w = (block << 6) + std::countr_zero(nonEmpty);
+        return (w << 6) + std::countr_zero(ready[w]);
+      }
+    }
+    return n;
+  };
+  for (int v = 0; v < n; ++v) {
+    missing[v] = graph.predStart[v + 1] - graph.predStart[v];
+    if (missing[v] == 0) setReady(v);
+  }
+  auto add = [&](int v) {
+    clearReady(v);
+    for (int i = graph.succStart[v]; i < graph.succStart[v + 1]; ++i)
+      if (--missing[graph.succ[i]] == 0) setReady(graph.succ[i]);
+  };
+  auto remove = [&](int v) {  // the last node added
+    for (int i = graph.succStart[v]; i < graph.succStart[v + 1]; ++i)
+      if (missing[graph.succ[i]]++ == 0) clearReady(graph.succ[i]);
+    setReady(v);
+  };
+
   struct Frame { int added, next; };
   std::vector<Frame> stack{{-1, 0}};
   std::uint64_t count = 1;  // the empty ideal
   if (cap && count > cap) return {cap, true};
+  std::uint32_t sinceCheck = 0;
   while (!stack.empty()) {
+    if (++sinceCheck == 4096) {
+      sinceCheck = 0;
+      if ((limits.interrupt && limits.interrupt->load()) || std::chrono::steady_clock::now() > limits.deadline)
+        return {count, false, true};
+    }
     Frame& frame = stack.back();
-    int candidate = frame.next;
-    while (candidate < n && !predecessorsInside(graph, candidate, bits.data())) ++candidate;
+    const int candidate = nextReady(frame.next);
     if (candidate < n) {
       frame.next = candidate + 1;
-      bits[candidate >> 6] |= Word{1} << (candidate & 63);
+      add(candidate);
       if (++count > cap && cap) return {cap, true};
       stack.push_back({candidate, candidate + 1});
     } else {
-      if (frame.added >= 0) bits[frame.added >> 6] &= ~(Word{1} << (frame.added & 63));
+      if (frame.added >= 0) remove(frame.added);
       stack.pop_back();
     }
   }

@@ -39,6 +39,11 @@ std::optional<Json> parseDocument(std::string_view text, const std::string& name
   bool inString = false, escaped = false, nonBlank = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    // nlohmann stops at a NUL byte as at the end: what follows would go unread.
+    if (c == '\0') {
+      *error = name + ": invalid JSON at byte " + std::to_string(i) + ": a NUL byte";
+      return std::nullopt;
+    }
     if (inString) {
       if (escaped) escaped = false;
       else if (c == '\\') escaped = true;

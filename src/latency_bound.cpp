@@ -7,7 +7,7 @@
 namespace dnnplace {
 
 LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<char>& acceleratorAllowed,
-                                    bool cpuAllowed, int q) {
+                                    bool cpuAllowed, int q, std::chrono::steady_clock::time_point deadline) {
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   LatencyLowerBound bound;
   const int numNodes = workload.numNodes();
@@ -58,6 +58,10 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
   for (NodeIndex v = 0; v < numNodes; ++v) classSize[workload.classOf[v]] += workload.nodes[v].size;
   std::vector<int> counted(workload.numClasses, -1);  // == i: the class is in the run ending at i
   for (int i = 0; i < n; ++i) {
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
+      bound.splitPath = bound.computePath;
+      return bound;
+    }
     const NodeIndex v = path[i];
     const bool nowhere = !onAccelerator(v) && !cpuAllowed;
     if (cpuAllowed || nowhere) {

@@ -1,6 +1,7 @@
 #include "dnnplace/latency_greedy.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <queue>
 #include <string>
@@ -120,6 +121,7 @@ double planLatency(const Workload& workload, const Placement& placement,
 }  // namespace
 
 SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& options) {
+  const auto deadline = deadlineOf(options);
   SolveOutcome outcome;
   if (options.objective != Objective::Latency) {
     outcome.status = SolveStatus::InvalidInput;
@@ -204,7 +206,9 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   outcome.objective = planLatency(workload, placement, blockNodes, order);
   std::vector<char> acceleratorAllowed(workload.numClasses);
   for (int c = 0; c < workload.numClasses; ++c) acceleratorAllowed[c] = totals.fitsAccelerator(c, machine);
-  outcome.lowerBound = latencyLowerBound(workload, acceleratorAllowed, machine.maxCpus > 0, options.q).value();
+  // The plan is linear-time; only its bound can be slow (long runs on long paths).
+  outcome.lowerBound =
+      latencyLowerBound(workload, acceleratorAllowed, machine.maxCpus > 0, options.q, deadline).value();
   outcome.placement = std::move(placement);
   outcome.status = SolveStatus::Feasible;
   outcome.message = std::to_string(numBlocks) + " inseparable blocks on " +

@@ -1,8 +1,11 @@
 #include "dnnplace/milp.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -1035,6 +1038,15 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options) {
                         "' must end in .lp or .mps";
       return outcome;
     }
+    // CBC's writers throw, or print to stdout, on a path they cannot open:
+    // find out first, in one line.
+    std::FILE* file = std::fopen(options.writeModelPath.c_str(), "w");
+    if (!file) {
+      outcome.status = SolveStatus::InvalidInput;
+      outcome.message = "--write-model: " + options.writeModelPath + ": cannot write: " + std::strerror(errno);
+      return outcome;
+    }
+    std::fclose(file);
   }
   if (latency && options.contiguity == Contiguity::Convex) {
     outcome.status = SolveStatus::InvalidInput;

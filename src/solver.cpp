@@ -55,6 +55,15 @@ const MethodInfo* findMethod(const std::string& name) {
   return nullptr;
 }
 
+std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  if (!(options.timeLimitSeconds > 0) || !std::isfinite(options.timeLimitSeconds) ||
+      options.timeLimitSeconds > 1e7)
+    return Clock::time_point::max();
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(options.timeLimitSeconds));
+}
+
 EvaluateOptions evaluateOptionsFor(const SolveOptions& options) {
   EvaluateOptions eval;
   eval.objective = options.objective;

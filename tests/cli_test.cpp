@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -32,8 +38,59 @@ TEST(Cli, BadUsageIsExitTwoWithOneLine) {
   EXPECT_NE(result.err.find("workload is required"), std::string::npos) << result.err;
   result = runCli("frobnicate");
   EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: unknown command 'frobnicate' (expected one of: solve, evaluate, info, generate, "
+                        "compare)\n");
   result = runCli("solve x.json --objective speed");
   EXPECT_EQ(result.exitCode, 2);
+}
+
+TEST(Cli, NumbersOutsideTheirRangeAreExitTwoSayingWhatIsWanted) {
+  const auto workload = writeTemp(kWorkload);
+  const std::string solve = "solve '" + workload.string() + "' --method dp ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {solve + "--time-limit nan", "--time-limit: expected a positive number of seconds, got 'nan'"},
+      {solve + "--time-limit inf", "--time-limit: expected a positive number of seconds, got 'inf'"},
+      {solve + "--time-limit 0", "--time-limit: expected a positive number of seconds, got '0'"},
+      {solve + "--time-limit abc", "--time-limit: expected a positive number of seconds, got 'abc'"},
+      {solve + "--gap nan", "--gap: expected a gap between 0 and 1, got 'nan'"},
+      {solve + "--seed -1", "--seed: expected a non-negative integer, got '-1'"},
+      {solve + "--max-ideals -1", "--max-ideals: expected a non-negative integer, got '-1'"},
+      {solve + "--memory-limit -1", "--memory-limit: expected a non-negative integer, got '-1'"},
+      {"generate chain --memory inf", "--memory: expected a number of bytes >= 0, got 'inf'"},
+      {"compare '" + workload.string() + "' --time-limit nan",
+       "--time-limit: expected a positive number of seconds, got 'nan'"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const auto result = runCli(arguments);
+    EXPECT_EQ(result.exitCode, 2) << arguments;
+    EXPECT_EQ(result.err, "dnnplace: " + message + " (see --help)\n") << arguments;
+  }
+  std::filesystem::remove(workload);
+}
+
+TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
+  const auto workload = writeTemp(kWorkload);
+  if (std::filesystem::exists("/dev/full")) {  // every write to it fails with "no space left"
+    for (const std::string command : {"solve", "info"}) {
+      const auto errPath = testing::tempPath(".err");
+      const std::string line = std::string("'") + DNNPLACE_CLI_PATH + "' " + command + " '" + workload.string() +
+                               "' >/dev/full 2>'" + errPath.string() + "'";
+      const int status = std::system(line.c_str());
+      ASSERT_TRUE(WIFEXITED(status)) << command;
+      EXPECT_EQ(WEXITSTATUS(status), 2) << command;
+      std::ifstream err(errPath);
+      std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+      EXPECT_NE(text.find("dnnplace: standard output: cannot write\n"), std::string::npos) << command << ": " << text;
+      std::filesystem::remove(errPath);
+    }
+  } else {
+    ADD_FAILURE() << "/dev/full is missing: the write-error check did not run";
+  }
+  const auto model = runCli("solve '" + workload.string() + "' --method milp --write-model /nonexistent/m.mps");
+  EXPECT_EQ(model.exitCode, 2);
+  EXPECT_EQ(model.err, "dnnplace: milp: --write-model: /nonexistent/m.mps: cannot write: No such file or directory\n");
+  EXPECT_EQ(model.out, "");
+  std::filesystem::remove(workload);
 }
 
 TEST(Cli, MissingFileIsExitTwo) {

@@ -254,6 +254,37 @@ TEST(IdealLattice, CountsMatchSubsetEnumerationAndLinksAreConsistent) {
   }
 }
 
+TEST(IdealLattice, CountsLongChainsAcrossManyWords) {
+  // Two chains, of 4,500 and 100 nodes: (4,500 + 1) · (100 + 1) ideals. The
+  // ready nodes of the count lie thousands of positions apart, in different
+  // words and summary words of its bitset.
+  std::vector<Spec> specs;
+  std::vector<RawEdge> edges;
+  for (int i = 0; i < 4600; ++i) specs.push_back({i});
+  for (int i = 0; i + 1 < 4500; ++i) edges.push_back({i, i + 1, 1});
+  for (int i = 4500; i + 1 < 4600; ++i) edges.push_back({i, i + 1, 1});
+  const Workload w = make(specs, edges);
+  const ContractedGraph g = contractWorkload(w, {});
+  ASSERT_EQ(g.numSuperNodes, 4600);
+  EXPECT_EQ(countIdeals(g, 0).count, 4501u * 101u);
+  const IdealCount capped = countIdeals(g, 300'000);
+  EXPECT_TRUE(capped.exceeded);
+  EXPECT_EQ(capped.count, 300'000u);
+
+  // A count that has passed its deadline, or is interrupted, stops within a
+  // few thousand ideals and says so.
+  CountLimits late;
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  const IdealCount stopped = countIdeals(g, 0, late);
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_FALSE(stopped.exceeded);
+  EXPECT_LT(stopped.count, 10'000u);
+  std::atomic<bool> interrupt{true};
+  CountLimits interrupted;
+  interrupted.interrupt = &interrupt;
+  EXPECT_TRUE(countIdeals(g, 0, interrupted).stopped);
+}
+
 TEST(IdealLattice, CapAndLimitStopEnumeration) {
   // 12 independent nodes: 4096 ideals.
   std::vector<Spec> specs;

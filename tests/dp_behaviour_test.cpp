@@ -164,6 +164,32 @@ TEST(DpBehaviour, TimeLimitReturnsTheIncumbentWithAProvenLowerBound) {
   EXPECT_GE(outcome.objective, optimal.objective * (1 - 1e-12));
 }
 
+TEST(DpBehaviour, LimitsStopAGraphTooWideToCount) {
+  // 40 parallel chains: 4^40 + 2 ideals, far too many to count. Seeding
+  // must not try (it once counted them all, and no limit could stop it).
+  const Workload w = seriesParallel(1, 40);
+  SolveOptions timed;
+  timed.timeLimitSeconds = 0.5;
+  const SolveOutcome outOfTime = solve(w, "dp", timed);
+  ASSERT_EQ(outOfTime.status, SolveStatus::Feasible) << outOfTime.message;
+  EXPECT_NE(outOfTime.message.find("time limit"), std::string::npos) << outOfTime.message;
+  EXPECT_TRUE(outOfTime.evaluation.contiguous);
+
+  SolveOptions capped;
+  capped.maxIdeals = 20'000;
+  const SolveOutcome tooMany = solve(w, "dp", capped);
+  EXPECT_EQ(tooMany.status, SolveStatus::NoSolution);
+  EXPECT_NE(tooMany.message.find("ideal limit"), std::string::npos) << tooMany.message;
+
+  std::atomic<bool> interrupt{true};
+  SolveOptions interrupted;
+  interrupted.interrupt = &interrupt;
+  const SolveOutcome stopped = solve(w, "dp", interrupted);
+  EXPECT_TRUE(stopped.status == SolveStatus::Feasible || stopped.status == SolveStatus::NoSolution)
+      << stopped.message;
+  EXPECT_NE(stopped.message.find("interrupt"), std::string::npos) << stopped.message;
+}
+
 TEST(DpBehaviour, DiffMaximaIsRefusedAndLatencyIsThePlansLatency) {
   const Workload w = chainWorkload({1e9, 2, 1}, {1, 1, 1, 1});
   SolveOptions options;

@@ -97,6 +97,8 @@ std::vector<Case> malformedCases() {
       {"NUL byte inside", edit("\"maxCPUs\": 1", std::string("\"maxCPUs\": \0 1", 14)),
        {"invalid JSON"}},
       {"trailing garbage", kValid + "garbage", {"invalid JSON"}},
+      {"trailing garbage after a NUL byte", kValid + std::string("\0garbage", 8),
+       {"invalid JSON at byte " + std::to_string(kValid.size()), "NUL byte"}},
       {"two documents", kValid + kValid, {"invalid JSON"}},
       {"trailing comma", edit(lastEdge + "\n", lastEdge + ",\n"), {"invalid JSON"}},
       {"single quotes", edit("\"maxCPUs\"", "'maxCPUs'"), {"invalid JSON"}},

@@ -391,20 +391,25 @@ TEST(LatencyBound, NeverAboveTheBruteForceOptimum) {
   EXPECT_GT(tight, 20);
 }
 
-// Hand-checked, the BERT-24 pattern: a chain of six 4-byte layers, 9 bytes
-// per accelerator, three accelerators, CPUs 100× slower. Two boundaries are
-// forced, each paying the layer's output twice (sent, received).
-TEST(LatencyBound, MemoryForcedBoundariesOnAChain) {
+/// The BERT-24 pattern: a chain of 4-byte layers (accelerator time 1, CPU
+/// time 100, output 0.5), 9 bytes per accelerator, three accelerators.
+Workload memoryBoundChain(int layers) {
   std::string nodes, edges;
-  for (int i = 1; i <= 6; ++i) {
+  for (int i = 1; i <= layers; ++i) {
     nodes += std::string(i > 1 ? "," : "") + R"({"id": )" + std::to_string(i) +
              R"(, "fpgaLatency": 1, "cpuLatency": 100, "size": 4, "supportedOnFpga": true, "isBackwardNode": false})";
     if (i > 1)
       edges += std::string(i > 2 ? "," : "") + R"({"sourceId": )" + std::to_string(i - 1) +
                R"(, "destId": )" + std::to_string(i) + R"(, "cost": 0.5})";
   }
-  const Workload w = testing::parseOrDie(R"({"maxSizePerFPGA": 9, "maxFPGAs": 3, "maxCPUs": 1, "nodes": [)" +
-                                         nodes + R"(], "edges": [)" + edges + "]}");
+  return testing::parseOrDie(R"({"maxSizePerFPGA": 9, "maxFPGAs": 3, "maxCPUs": 1, "nodes": [)" + nodes +
+                             R"(], "edges": [)" + edges + "]}");
+}
+
+// Hand-checked on six layers: two boundaries are forced, each paying the
+// layer's output twice (sent, received).
+TEST(LatencyBound, MemoryForcedBoundariesOnAChain) {
+  const Workload w = memoryBoundChain(6);
   for (int q : {1, 2}) {
     const LatencyLowerBound bound = latencyLowerBound(w, acceleratorAllowed(w), true, q);
     EXPECT_DOUBLE_EQ(bound.computePath, 6);
@@ -419,6 +424,20 @@ TEST(LatencyBound, MemoryForcedBoundariesOnAChain) {
     EXPECT_DOUBLE_EQ(milp.objective, 8);
     EXPECT_DOUBLE_EQ(milp.lowerBound, 8);
   }
+}
+
+// The split path is quadratic in a long path's length: past its deadline it
+// is given up, and the bound falls back to the compute path.
+TEST(LatencyBound, PastItsDeadlineTheSplitPathIsGivenUp) {
+  const Workload w = memoryBoundChain(200);
+  const LatencyLowerBound full = latencyLowerBound(w, acceleratorAllowed(w), true, 1);
+  EXPECT_DOUBLE_EQ(full.computePath, 200);
+  EXPECT_GT(full.splitPath, full.computePath);
+  const LatencyLowerBound late = latencyLowerBound(w, acceleratorAllowed(w), true, 1,
+                                                   std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  EXPECT_DOUBLE_EQ(late.computePath, 200);
+  EXPECT_DOUBLE_EQ(late.splitPath, late.computePath);
+  EXPECT_DOUBLE_EQ(late.value(), 200);
 }
 
 // Hand-checked: a → b → c with b only on the CPU, one accelerator. Keeping a

@@ -15,8 +15,15 @@
 namespace dnnplace {
 
 struct IdealCount {
-  std::uint64_t count = 0;  ///< exact when !exceeded, else the cap that was passed
+  std::uint64_t count = 0;  ///< exact unless exceeded (then the cap) or stopped (then how far it got)
   bool exceeded = false;
+  bool stopped = false;     ///< the deadline or an interrupt stopped the count
+};
+
+/// When to give up counting (checked every few thousand ideals).
+struct CountLimits {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 /// Ideals of the forward graph after the DP's preprocessing (DESIGN §4, 1–4).
@@ -24,7 +31,7 @@ struct IdealCount {
 IdealCount countIdeals(const Workload& workload, std::uint64_t cap);
 
 /// Ideals of a contracted graph (cap == 0: no cap), without storing them.
-IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap);
+IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap, const CountLimits& limits = {});
 
 /// The lattice of ideals of a contracted forward DAG, stored without hashing.
 ///

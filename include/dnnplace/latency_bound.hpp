@@ -17,6 +17,7 @@
 ///    e.g., that a chain that memory forces onto three accelerators pays two
 ///    boundaries.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,11 @@ struct LatencyLowerBound {
 /// acceleratorAllowed: per class, whether it may run on an accelerator
 /// (supported and fits one); cpuAllowed: whether CPU cores exist. Classes
 /// allowed nowhere count as free (the caller reports them as infeasible).
-/// q: subgraphs per accelerator.
-LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<char>& acceleratorAllowed,
-                                    bool cpuAllowed, int q);
+/// q: subgraphs per accelerator. The split path is quadratic in the path's
+/// length where runs may be long; past `deadline` it is given up, and the
+/// bound is the compute path alone (splitPath = computePath).
+LatencyLowerBound latencyLowerBound(
+    const Workload& workload, const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 }  // namespace dnnplace

@@ -4,6 +4,7 @@
 /// independent evaluator, so no unchecked plan ever leaves the library.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -81,6 +82,10 @@ const MethodInfo* findMethod(const std::string& name);
 /// lower bound is above its own plan's objective).
 SolveOutcome solve(const Workload& workload, const std::string& method,
                    const SolveOptions& options);
+
+/// Now plus the time limit; no deadline when the limit is not a positive
+/// number of seconds below 10^7.
+std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options);
 
 /// Evaluator options matching what a solve was asked to optimize.
 EvaluateOptions evaluateOptionsFor(const SolveOptions& options);

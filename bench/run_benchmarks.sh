@@ -140,8 +140,8 @@ lines = ["## Exact throughput DP (dp)", "",
          "the evaluator re-check and output). **DP MB** = the DP's own data "
          "(ideal lattice + DP tables, as the solver reports it); **RSS MB** = the process's peak resident "
          f"set (GNU time), which includes the {baseline_mb:.1f} MB that `dnnplace --help` alone peaks at "
-         "(the fully static executable's start-up: the C and C++ runtimes and the solver libraries' "
-         "static initialisers; a static C++ hello-world peaks at about 1.3 MB here) and the parsed workload. "
+         "(the fully static executable's start-up, mostly its own code, which the kernel maps 64 KB at a time "
+         "as it first runs; a static C++ hello-world peaks at about 1.3 MB here: see the floors section) and the parsed workload. "
          "Speed-up = reference seconds / solve s; memory ratio = reference MB / RSS MB. "
          "Reference: the paper authors' implementation on this class of machine "
          "(`expected/throughput.json`). `bench/run_benchmarks.sh`.", "",

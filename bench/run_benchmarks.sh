@@ -28,7 +28,7 @@ command -v python3 >/dev/null || { echo "error: python3 is required" >&2; exit 2
 [[ -x /usr/bin/time ]] || { echo "error: /usr/bin/time is required (Debian package time; scripts/dev.sh installs it)" >&2; exit 2; }
 
 commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo uncommitted)"
-if [[ "$commit" != uncommitted ]] && [[ -n "$(git -C "$repo" status --porcelain 2>/dev/null)" ]]; then
+if [[ "$commit" != uncommitted ]] && [[ -n "$(git -C "$repo" status --porcelain -- . ":(exclude)docs" 2>/dev/null)" ]]; then  # the tables the scripts write do not count
   commit="$commit (+ uncommitted changes)"
 fi
 cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown)"

@@ -32,7 +32,7 @@ for tool in cc c++ python3; do
 done
 
 commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo uncommitted)"
-if [[ "$commit" != uncommitted ]] && [[ -n "$(git -C "$repo" status --porcelain 2>/dev/null)" ]]; then
+if [[ "$commit" != uncommitted ]] && [[ -n "$(git -C "$repo" status --porcelain -- . ":(exclude)docs" 2>/dev/null)" ]]; then  # the tables the scripts write do not count
   commit="$commit (+ uncommitted changes)"
 fi
 

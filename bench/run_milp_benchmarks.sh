@@ -62,7 +62,7 @@ for q in 1 2; do
 done
 
 commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "uncommitted")"
-if [[ -n "$(git -C "$repo" status --porcelain 2>/dev/null | head -1)" ]]; then commit="$commit (+ uncommitted changes)"; fi
+if [[ -n "$(git -C "$repo" status --porcelain -- . ":(exclude)docs" 2>/dev/null | head -1)" ]]; then commit="$commit (+ uncommitted changes)"; fi
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 cbc="$(pkg-config --modversion cbc 2>/dev/null || echo unknown)"
 

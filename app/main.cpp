@@ -112,8 +112,20 @@ std::string methodList() {
 struct SolveArgs {
   std::string workload, method = "dp", out, contiguity = "none", plan;
   bool quiet = false, verbose = false;
+  bool qGiven = false;  ///< --q on the command line (its default is a valid value)
   SolveOptions options;
 };
+
+/// A flag that the chosen method or objective would silently ignore; empty if none.
+std::string inapplicableFlag(const SolveArgs& args) {
+  const bool latency = args.options.objective == Objective::Latency;
+  if (!args.plan.empty() && args.method != "expert") return "--plan is read by --method expert only";
+  if (!args.options.writeModelPath.empty() && args.method != "milp")
+    return "--write-model is written by --method milp only";
+  if (args.qGiven && !latency) return "--q applies to --objective latency only";
+  if (args.options.diffMaxima && latency) return "--diffmaxima applies to --objective throughput only";
+  return "";
+}
 
 struct EvaluateArgs {
   std::string workload, plan, format = "text";
@@ -147,6 +159,7 @@ void clearProgress(bool quiet) {
 }
 
 int runSolve(SolveArgs& args) {
+  if (const std::string why = inapplicableFlag(args); !why.empty()) return fail("solve: " + why);
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::time_point since) {
     return std::chrono::duration<double>(Clock::now() - since).count();
@@ -445,6 +458,7 @@ int main(int argc, char** argv) {
     return fail(what + " (see --help)");
   }
 
+  solveArgs.qGiven = solveCmd->count("--q") > 0;
   int code = kInvalid;
   try {
     if (*solveCmd) code = runSolve(solveArgs);

@@ -68,6 +68,27 @@ TEST(Cli, NumbersOutsideTheirRangeAreExitTwoSayingWhatIsWanted) {
   std::filesystem::remove(workload);
 }
 
+TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
+  const auto workload = writeTemp(kWorkload);
+  const std::string solve = "solve '" + workload.string() + "' ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--method dp --plan '" + workload.string() + "'", "--plan is read by --method expert only"},
+      {"--method dp --write-model m.lp", "--write-model is written by --method milp only"},
+      {"--method milp --q 2", "--q applies to --objective latency only"},
+      {"--objective latency --method milp --diffmaxima", "--diffmaxima applies to --objective throughput only"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const auto result = runCli(solve + arguments);
+    EXPECT_EQ(result.exitCode, 2) << arguments;
+    EXPECT_EQ(result.err, "dnnplace: solve: " + message + "\n") << arguments;
+    EXPECT_EQ(result.out, "") << arguments;
+  }
+  // The same flags where they apply.
+  EXPECT_EQ(runCli(solve + "--objective latency --method milp --q 2 --time-limit 5 --quiet").exitCode, 0);
+  EXPECT_EQ(runCli(solve + "--method milp --diffmaxima --time-limit 5 --quiet").exitCode, 0);
+  std::filesystem::remove(workload);
+}
+
 TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
   const auto workload = writeTemp(kWorkload);
   if (std::filesystem::exists("/dev/full")) {  // every write to it fails with "no space left"

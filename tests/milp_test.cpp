@@ -426,6 +426,41 @@ TEST(LatencyBound, MemoryForcedBoundariesOnAChain) {
   }
 }
 
+// More accelerators than color classes add nothing: with 2^20 of them the
+// model is built for as many as there are classes, and the plan's CPU cores
+// are numbered after all 2^20 accelerators again.
+TEST(MilpOptions, AHugeAcceleratorCountSolvesLikeTheClassCount) {
+  std::string nodes, edges;
+  for (int i = 1; i <= 5; ++i) {
+    // Node 5 is fast on a CPU core and slow on an accelerator: it belongs on a core.
+    nodes += std::string(i > 1 ? "," : "") + R"({"id": )" + std::to_string(i) + R"(, "fpgaLatency": )" +
+             (i == 5 ? "50" : "2") + R"(, "cpuLatency": )" + (i == 5 ? "1" : "40") +
+             R"(, "size": 6, "supportedOnFpga": true, "isBackwardNode": false})";
+    if (i > 1)
+      edges += std::string(i > 2 ? "," : "") + R"({"sourceId": )" + std::to_string(i - 1) +
+               R"(, "destId": )" + std::to_string(i) + R"(, "cost": 0.25})";
+  }
+  auto machine = [&](int accelerators) {
+    return testing::parseOrDie(R"({"maxSizePerFPGA": 13, "maxFPGAs": )" + std::to_string(accelerators) +
+                               R"(, "maxCPUs": 2, "nodes": [)" + nodes + R"(], "edges": [)" + edges + "]}");
+  };
+  const Workload huge = machine(1 << 20), few = machine(5);
+  for (Objective objective : {Objective::Throughput, Objective::Latency}) {
+    SolveOptions options = exactOptions();
+    options.objective = objective;
+    const SolveOutcome expected = solve(few, "milp", options);
+    const SolveOutcome outcome = solve(huge, "milp", options);
+    ASSERT_EQ(expected.status, SolveStatus::Optimal) << expected.message;
+    ASSERT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
+    EXPECT_DOUBLE_EQ(outcome.objective, expected.objective);
+    ASSERT_TRUE(outcome.placement);
+    EXPECT_EQ(outcome.placement->numAccelerators, 1 << 20);
+    EXPECT_EQ(outcome.placement->numCpus, 2);
+    // Node 5 (index 4) on a CPU core, numbered after every accelerator.
+    EXPECT_GE(outcome.placement->deviceOf[4], 1 << 20);
+  }
+}
+
 // The split path is quadratic in a long path's length: past its deadline it
 // is given up, and the bound falls back to the compute path.
 TEST(LatencyBound, PastItsDeadlineTheSplitPathIsGivenUp) {

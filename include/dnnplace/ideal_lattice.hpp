@@ -1,6 +1,8 @@
 #pragma once
-/// Counting the ideals (predecessor-closed node sets) of the contracted
-/// forward graph, with the same machinery the DP enumerates them with.
+/// The ideals (predecessor-closed node sets) of the contracted forward graph
+/// the DP works on: counted without being stored (countIdeals, for `info`
+/// and for sizing the DP's seeds), and stored as the lattice the DP walks.
+/// Tests hold the two to each other and to brute force.
 
 #include <atomic>
 #include <chrono>

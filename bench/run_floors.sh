@@ -144,11 +144,12 @@ def us(seconds):
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 lines = ["## What a process pays before the algorithm (floors)", "",
          f"Commit {os.environ['COMMIT']}, {now}; `bench/run_floors.sh`, {runs} runs of each probe and fresh process. "
-         "On the shipped workloads with the fewest ideals the reference's figures (0.01–0.27 s, 4–8 MB) are of the "
-         "order of what any process costs here, so these figures are set beside them.", "",
+         "On the shipped workloads with the fewest ideals the reference's figures are small (0.01–0.27 s, 4–8 MB): "
+         "its memory is of the order of any process's floor here, and our solves of the order of the first-touch "
+         "costs below, so these are set beside them.", "",
          f"* First write to a fresh 4 KB page of memory: **{anonymous:.1f} µs** (a later write to the same page: "
          f"{mapped:.3f} µs). A minor page fault takes a fraction of a microsecond on bare metal; this virtual machine's "
-         "host backs guest memory as it is first touched.",
+         "host appears to back guest memory only as it is first touched.",
          f"* First read of a 64 KB window of the executable's code (already in the page cache; the kernel maps the "
          f"window around the faulting page): **{code:.1f} µs**.",
          "* Peak resident memory (GNU time, median of 5):"]

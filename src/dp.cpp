@@ -1635,7 +1635,6 @@ bool isLimit(ChainResult::Kind kind) {
          kind == ChainResult::Kind::TimeLimit || kind == ChainResult::Kind::Interrupted;
 }
 
-
 SolveOutcome emptyWorkloadOutcome(const Workload& workload) {
   SolveOutcome outcome;
   outcome.status = SolveStatus::Optimal;

@@ -32,8 +32,65 @@ std::string printable(std::string_view text, std::size_t maxLength) {
   return out;
 }
 
-std::optional<Json> parseDocument(std::string_view text, const std::string& name,
-                                  std::string* error) {
+Arena::~Arena() = default;
+
+void* Arena::allocate(std::size_t bytes) {
+  bytes = (bytes + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
+  if (used_ + bytes > kBlockBytes) {
+    // new[] of std::byte: aligned for any fundamental type, like malloc.
+    blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(kBlockBytes));
+    used_ = 0;
+  }
+  void* pointer = blocks_.back().get() + used_;
+  used_ += bytes;
+  return pointer;
+}
+
+namespace detail {
+
+Arena*& currentArena() {
+  thread_local Arena* arena = nullptr;
+  return arena;
+}
+
+void* allocate(std::size_t bytes) {
+  Arena* arena = currentArena();
+  if (arena && bytes <= Arena::kLargestRequest) return arena->allocate(bytes);
+  return ::operator new(bytes);
+}
+
+void deallocate(void* pointer, std::size_t bytes) {
+  // Small blocks allocated while an arena was current are freed while it is
+  // current again (parse, ~Document): the arena takes them back all at once.
+  if (currentArena() && bytes <= Arena::kLargestRequest) return;
+  ::operator delete(pointer, bytes);
+}
+
+}  // namespace detail
+
+namespace {
+
+/// Makes `arena` current for this thread until the scope ends.
+class ArenaScope {
+ public:
+  explicit ArenaScope(Arena* arena) : saved_(detail::currentArena()) { detail::currentArena() = arena; }
+  ~ArenaScope() { detail::currentArena() = saved_; }
+  ArenaScope(const ArenaScope&) = delete;
+  ArenaScope& operator=(const ArenaScope&) = delete;
+
+ private:
+  Arena* saved_;
+};
+
+}  // namespace
+
+Document::~Document() {
+  ArenaScope scope(arena_.get());
+  root_ = InputJson();
+}
+
+std::optional<Document> parseDocument(std::string_view text, const std::string& name,
+                                      std::string* error) {
   // Scan nesting outside strings first: nlohmann would build every level.
   int depth = 0;
   bool inString = false, escaped = false, nonBlank = false;
@@ -68,14 +125,17 @@ std::optional<Json> parseDocument(std::string_view text, const std::string& name
     return std::nullopt;
   }
   try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
+    auto arena = std::make_unique<Arena>();
+    ArenaScope scope(arena.get());
+    InputJson root = InputJson::parse(text.begin(), text.end());
+    return Document(std::move(arena), std::move(root));
+  } catch (const InputJson::parse_error& e) {
     // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: …"
     std::string what = e.what();
     if (auto colon = what.find("] "); colon != std::string::npos) what = what.substr(colon + 2);
     *error = name + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
              printable(what, 200);
-  } catch (const Json::out_of_range& e) {
+  } catch (const InputJson::out_of_range& e) {
     // A number beyond double range ("1e400"). nlohmann gives no position but
     // quotes the token: point at its first occurrence.
     std::string what = e.what();
@@ -92,16 +152,16 @@ std::optional<Json> parseDocument(std::string_view text, const std::string& name
   return std::nullopt;
 }
 
-std::string describe(const Json& value) {
+std::string describe(const InputJson& value) {
   switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    case Json::value_t::string: return "string \"" + printable(value.get_ref<const std::string&>()) + "\"";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::number_integer: return std::to_string(value.get<std::int64_t>());
-    case Json::value_t::number_unsigned: return std::to_string(value.get<std::uint64_t>());
-    case Json::value_t::number_float: return formatNumber(value.get<double>());
+    case InputJson::value_t::null: return "null";
+    case InputJson::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case InputJson::value_t::string: return "string \"" + printable(value.get_ref<const std::string&>()) + "\"";
+    case InputJson::value_t::array: return "an array";
+    case InputJson::value_t::object: return "an object";
+    case InputJson::value_t::number_integer: return std::to_string(value.get<std::int64_t>());
+    case InputJson::value_t::number_unsigned: return std::to_string(value.get<std::uint64_t>());
+    case InputJson::value_t::number_float: return formatNumber(value.get<double>());
     default: return "an unsupported value";
   }
 }
@@ -120,7 +180,7 @@ bool Fields::isObject() {
 
 bool Fields::has(const char* field) const { return object_.contains(field); }
 
-const Json* Fields::require(const char* field) {
+const InputJson* Fields::require(const char* field) {
   auto it = object_.find(field);
   if (it == object_.end()) {
     fail(field, "is missing");
@@ -130,7 +190,7 @@ const Json* Fields::require(const char* field) {
 }
 
 bool Fields::number(const char* field, double* out, bool allowNegative) {
-  const Json* value = require(field);
+  const InputJson* value = require(field);
   if (!value) return false;
   if (!value->is_number()) return fail(field, "must be a number, got " + describe(*value));
   const double x = value->get<double>();
@@ -142,7 +202,7 @@ bool Fields::number(const char* field, double* out, bool allowNegative) {
 }
 
 bool Fields::integer(const char* field, std::int64_t* out, bool allowNegative) {
-  const Json* value = require(field);
+  const InputJson* value = require(field);
   if (!value) return false;
   const char* expected = allowNegative ? "must be an integer" : "must be an integer >= 0";
   if (value->is_number_integer() && !value->is_number_unsigned()) {
@@ -168,7 +228,7 @@ bool Fields::integer(const char* field, std::int64_t* out, bool allowNegative) {
 }
 
 bool Fields::boolean(const char* field, bool* out) {
-  const Json* value = require(field);
+  const InputJson* value = require(field);
   if (!value) return false;
   if (value->is_boolean()) {
     *out = value->get<bool>();
@@ -184,8 +244,8 @@ bool Fields::boolean(const char* field, bool* out) {
   return fail(field, "must be true, false, 0 or 1, got " + describe(*value));
 }
 
-const Json* Fields::array(const char* field) {
-  const Json* value = require(field);
+const InputJson* Fields::array(const char* field) {
+  const InputJson* value = require(field);
   if (!value) return nullptr;
   if (!value->is_array()) {
     fail(field, "must be an array, got " + describe(*value));

@@ -4,26 +4,26 @@
 
 namespace dnnplace {
 
-using json_input::Json;
+using json_input::InputJson;
 
 namespace {
 
 bool readDeviceList(json_input::Fields& top, const char* field, const std::string& name,
                     std::vector<std::vector<std::int64_t>>* devices, std::string* error) {
   if (!top.has(field)) return true;
-  const Json* list = top.array(field);
+  const InputJson* list = top.array(field);
   if (!list) return false;
   for (std::size_t d = 0; d < list->size(); ++d) {
     const std::string element = std::string(field) + "[" + std::to_string(d) + "]";
     json_input::Fields entry((*list)[d], name, element, error);
     if (!entry.isObject()) return false;
-    const Json* nodes = entry.array("nodes");
+    const InputJson* nodes = entry.array("nodes");
     if (!nodes) return false;
     std::vector<std::int64_t> ids;
     ids.reserve(nodes->size());
     for (std::size_t i = 0; i < nodes->size(); ++i) {
       // Wrap the element so Fields can name it "fpgas[2]: nodes[5] …".
-      Json holder = Json::object({{"nodes[" + std::to_string(i) + "]", (*nodes)[i]}});
+      InputJson holder = InputJson::object({{"nodes[" + std::to_string(i) + "]", (*nodes)[i]}});
       json_input::Fields idField(holder, name, element, error);
       std::int64_t id = 0;
       if (!idField.integer(("nodes[" + std::to_string(i) + "]").c_str(), &id, true)) return false;
@@ -48,7 +48,7 @@ std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name
                                   std::string* error) {
   auto document = json_input::parseDocument(text, name, error);
   if (!document) return std::nullopt;
-  json_input::Fields top(*document, name, "", error);
+  json_input::Fields top(**document, name, "", error);
   if (!top.isObject()) return std::nullopt;
   if (!top.has("fpgas") && !top.has("cpus")) {
     *error = name + ": a plan needs \"fpgas\" and/or \"cpus\" (lists of {\"nodes\": [ids]})";

@@ -13,6 +13,7 @@
 
 namespace dnnplace {
 
+using json_input::InputJson;
 using json_input::Json;
 
 std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
@@ -281,7 +282,7 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
                                       std::string* error) {
   auto document = json_input::parseDocument(text, name, error);
   if (!document) return std::nullopt;
-  const Json& root = *document;
+  const InputJson& root = **document;
   json_input::Fields top(root, name, "", error);
   if (!top.isObject()) return std::nullopt;
 
@@ -299,15 +300,15 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
   machine.maxFpgas = static_cast<int>(maxFpgas);
   machine.maxCpus = static_cast<int>(maxCpus);
 
-  const Json* nodeArray = top.array("nodes");
+  const InputJson* nodeArray = top.array("nodes");
   if (!nodeArray) return std::nullopt;
-  const Json* edgeArray = top.array("edges");
+  const InputJson* edgeArray = top.array("edges");
   if (!edgeArray) return std::nullopt;
 
   std::vector<Node> nodes;
   nodes.reserve(nodeArray->size());
   for (std::size_t i = 0; i < nodeArray->size(); ++i) {
-    const Json& item = (*nodeArray)[i];
+    const InputJson& item = (*nodeArray)[i];
     Node node;
     // The id comes first so later messages can name it.
     std::optional<std::int64_t> id;
@@ -338,7 +339,7 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
   std::vector<RawEdge> edges;
   edges.reserve(edgeArray->size());
   for (std::size_t i = 0; i < edgeArray->size(); ++i) {
-    const Json& item = (*edgeArray)[i];
+    const InputJson& item = (*edgeArray)[i];
     json_input::Fields f(item, name, "edge #" + std::to_string(i), error);
     if (!f.isObject()) return std::nullopt;
     RawEdge edge;

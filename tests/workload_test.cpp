@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <thread>
+
 #include "dnnplace/workload.hpp"
 #include "test_support.hpp"
 
@@ -79,6 +82,50 @@ TEST(Workload, ReportsACycleByItsNodes) {
       "edges": [{"sourceId": 1, "destId": 2, "cost": 0}, {"sourceId": 2, "destId": 3, "cost": 0},
                 {"sourceId": 3, "destId": 2, "cost": 0}]})", "c.json", &error));
   EXPECT_EQ(error, "c.json: the graph has a directed cycle through node ids 2 -> 3 -> 2");
+}
+
+/// A chain of `n` nodes with long names (heap strings) in one JSON text.
+std::string chainWorkloadText(int n) {
+  std::string text = R"({"maxSizePerFPGA": 1e12, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [)";
+  for (int i = 0; i < n; ++i)
+    text += std::string(i ? "," : "") + R"({"id": )" + std::to_string(i) +
+            R"(, "name": "a long operator name, past any small-string buffer )" + std::to_string(i) +
+            R"(", "supportedOnFpga": 1, "cpuLatency": )" + std::to_string(i % 7) +
+            R"(, "fpgaLatency": 0.5, "isBackwardNode": 0, "colorClass": )" + std::to_string(i / 2) + "}";
+  text += R"(], "edges": [)";
+  for (int i = 0; i + 1 < n; ++i)
+    text += std::string(i ? "," : "") + R"({"sourceId": )" + std::to_string(i) + R"(, "destId": )" +
+            std::to_string(i + 1) + R"(, "cost": 0.25})";
+  return text + "]}";
+}
+
+// The parsed tree lives in a per-thread arena (json_input.hpp): large and
+// small arrays, long strings, a document abandoned half-way, and two threads
+// parsing at once must all come out whole (ASan and LSan check the frees).
+TEST(Workload, LargeDocumentsParseWholeInParallelAndAfterErrors) {
+  const int n = 3000;  // the node array alone is far past the arena's largest request
+  const std::string text = chainWorkloadText(n);
+  std::string error;
+  EXPECT_FALSE(parseWorkload(text.substr(0, text.size() / 2), "half.json", &error));
+  EXPECT_NE(error.find("half.json: invalid JSON at byte"), std::string::npos) << error;
+
+  auto check = [&](const Workload& w) {
+    ASSERT_EQ(w.numNodes(), n);
+    EXPECT_EQ(w.numClasses, n / 2);
+    EXPECT_EQ(w.nodes[n - 1].name, "a long operator name, past any small-string buffer " + std::to_string(n - 1));
+    EXPECT_DOUBLE_EQ(w.nodes[n - 2].cpuLatency, (n - 2) % 7);
+    EXPECT_EQ(w.edges.size(), static_cast<std::size_t>(n - 1));
+  };
+  std::optional<Workload> inThread;
+  std::thread other([&] {
+    std::string threadError;
+    inThread = parseWorkload(text, "t.json", &threadError);
+  });
+  const Workload here = testing::parseOrDie(text);
+  other.join();
+  check(here);
+  ASSERT_TRUE(inThread.has_value());
+  check(*inThread);
 }
 
 }  // namespace

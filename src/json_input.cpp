@@ -36,7 +36,7 @@ Arena::~Arena() = default;
 
 void* Arena::allocate(std::size_t bytes) {
   bytes = (bytes + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
-  if (used_ + bytes > kBlockBytes) {
+  if (blocks_.empty() || used_ + bytes > kBlockBytes) {
     // new[] of std::byte: aligned for any fundamental type, like malloc.
     blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(kBlockBytes));
     used_ = 0;

@@ -70,7 +70,6 @@ using InputJson = nlohmann::basic_json<std::map, std::vector, std::string, bool,
 /// the arena current, so its frees cost nothing.
 class Document {
  public:
-  Document(std::unique_ptr<Arena> arena, InputJson root) : arena_(std::move(arena)), root_(std::move(root)) {}
   Document(Document&&) = default;
   Document& operator=(Document&&) = delete;
   ~Document();
@@ -78,6 +77,11 @@ class Document {
   const InputJson* operator->() const { return &root_; }
 
  private:
+  // Only parseDocument builds one: a tree built outside the arena would be
+  // dropped, not freed, by ~Document.
+  friend std::optional<Document> parseDocument(std::string_view, const std::string&, std::string*);
+  Document(std::unique_ptr<Arena> arena, InputJson root) : arena_(std::move(arena)), root_(std::move(root)) {}
+
   std::unique_ptr<Arena> arena_;
   InputJson root_;
 };

@@ -32,8 +32,6 @@ std::string printable(std::string_view text, std::size_t maxLength) {
   return out;
 }
 
-Arena::~Arena() = default;
-
 void* Arena::allocate(std::size_t bytes) {
   bytes = (bytes + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
   if (blocks_.empty() || used_ + bytes > kBlockBytes) {

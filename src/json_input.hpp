@@ -30,7 +30,6 @@ class Arena {
   Arena() = default;
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
-  ~Arena();
   void* allocate(std::size_t bytes);
   /// Larger requests bypass the arena (a growing array would leave every
   /// smaller copy behind in it).
@@ -39,7 +38,7 @@ class Arena {
  private:
   static constexpr std::size_t kBlockBytes = 64 * 1024;  // below malloc's mmap threshold: reused by later work
   std::vector<std::unique_ptr<std::byte[]>> blocks_;
-  std::size_t used_ = kBlockBytes;
+  std::size_t used_ = 0;  ///< bytes handed out from the last block
 };
 
 namespace detail {

@@ -18,6 +18,8 @@ bool predecessorsInside(const ContractedGraph& graph, int v, const Word* bits) {
   return true;
 }
 
+void setBit(Word* bits, int v) { bits[v >> 6] |= Word{1} << (v & 63); }
+
 }  // namespace
 
 IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap, const CountLimits& limits) {
@@ -117,7 +119,14 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
   // children of ideal K are the ids [childBegin[K], childBegin[K + 1]).
   std::vector<std::int32_t> maxElement{-1};
   std::vector<std::int32_t> childBegin;
-  std::vector<Word> levelBits(words, 0), nextBits;
+  // Per ideal of the level being expanded: its members, then its "ready"
+  // nodes (outside it, every predecessor inside), `words` each. An ideal's
+  // children add one ready node above its largest element; the ready set
+  // then changes only at that node and its successors.
+  const std::size_t stride = 2 * static_cast<std::size_t>(words);
+  std::vector<Word> levelBits(stride, 0), nextBits;
+  for (int v = 0; v < n; ++v)
+    if (graph.predStart[v] == graph.predStart[v + 1]) setBit(levelBits.data() + words, v);
   std::vector<std::int32_t> predMark(n, -1);
 
   // The empty ideal: no links.
@@ -137,7 +146,7 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     const std::size_t linkStartCapacity = grown(linkStart_.size(), linkStart_.capacity(), moreIdeals);
     const std::size_t elementCapacity = grown(maxElement.size(), maxElement.capacity(), moreIdeals);
     const std::size_t childCapacity = grown(childBegin.size(), childBegin.capacity(), moreExpanded);
-    const std::size_t bitsCapacity = grown(nextBits.size(), nextBits.capacity(), words * moreIdeals);
+    const std::size_t bitsCapacity = grown(nextBits.size(), nextBits.capacity(), stride * moreIdeals);
     const std::uint64_t after =
         linksCapacity * sizeof(Link) + linkStartCapacity * sizeof(std::int64_t) +
         (elementCapacity + childCapacity + levelStart_.capacity()) * sizeof(std::int32_t) +
@@ -166,9 +175,15 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     for (std::int32_t ideal = begin; ideal < end; ++ideal) {
       if (limits.memoryLimitBytes && !room(0, 0, 1)) return Status::MemoryLimit;
       childBegin.push_back(static_cast<std::int32_t>(maxElement.size()));
-      const Word* bits = levelBits.data() + static_cast<std::size_t>(ideal - begin) * words;
+      const Word* bits = levelBits.data() + static_cast<std::size_t>(ideal - begin) * stride;
+      const Word* ready = bits + words;
       for (int v = maxElement[ideal] + 1; v < n; ++v) {
-        if (!predecessorsInside(graph, v, bits)) continue;
+        const Word above = ready[v >> 6] >> (v & 63);
+        if (!above) {  // nothing ready in the rest of this word
+          v |= 63;
+          continue;
+        }
+        v += std::countr_zero(above);
         const std::int32_t child = static_cast<std::int32_t>(maxElement.size());
         if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals) return Status::IdealLimit;
         if (child == std::numeric_limits<std::int32_t>::max() - 1) return Status::IdealLimit;
@@ -176,8 +191,12 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
             !room(1, 1 + static_cast<std::size_t>(linkStart_[ideal + 1] - linkStart_[ideal]), 0))
           return Status::MemoryLimit;
         maxElement.push_back(v);
-        nextBits.insert(nextBits.end(), bits, bits + words);
-        nextBits[nextBits.size() - words + (v >> 6)] |= Word{1} << (v & 63);
+        nextBits.insert(nextBits.end(), bits, bits + stride);
+        Word* childBits = nextBits.data() + nextBits.size() - stride;
+        setBit(childBits, v);
+        childBits[words + (v >> 6)] &= ~(Word{1} << (v & 63));
+        for (int i = graph.succStart[v]; i < graph.succStart[v + 1]; ++i)
+          if (predecessorsInside(graph, graph.succ[i], childBits)) setBit(childBits + words, graph.succ[i]);
         // Links: v itself, then every maximal element of the parent that is
         // not a predecessor of v.
         links_.push_back({v, ideal, 0});

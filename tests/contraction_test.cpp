@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bitset>
 #include <random>
 #include <set>
 #include <string>
@@ -250,6 +251,65 @@ TEST(IdealLattice, CountsMatchSubsetEnumerationAndLinksAreConsistent) {
       EXPECT_EQ(static_cast<int>(lattice.links(id).size()), maximal);
       for (const auto& link : lattice.links(id))
         EXPECT_EQ(set[link.target], set[id] & ~(1u << link.element));
+    }
+  }
+}
+
+TEST(IdealLattice, BuildsGraphsSpanningSeveralWords) {
+  // Two interleaved chains of 70 nodes (even and odd ids) and a few forward
+  // edges between them: ideals whose ready nodes lie in different 64-bit
+  // words of the build's bitsets. Checked against the independent count and
+  // by rebuilding every ideal's set from its canonical parent.
+  constexpr int n = 140;
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<Spec> specs;
+    std::vector<RawEdge> edges;
+    for (int i = 0; i < n; ++i) specs.push_back({i});
+    for (int i = 0; i + 2 < n; ++i) edges.push_back({i, i + 2, 1});
+    for (int extra = 0; extra < 3 * trial; ++extra) {
+      const int a = static_cast<int>(rng() % n), b = static_cast<int>(rng() % n);
+      if (a != b) edges.push_back({std::min(a, b), std::max(a, b), 1});
+    }
+    const ContractedGraph g = contractWorkload(make(specs, edges), {});
+    ASSERT_EQ(g.numSuperNodes, n);
+    IdealLattice lattice;
+    ASSERT_EQ(lattice.build(g, {}), IdealLattice::Status::Complete);
+    ASSERT_EQ(static_cast<std::uint64_t>(lattice.numIdeals()), countIdeals(g, 0).count);
+    if (trial == 0) {
+      EXPECT_EQ(lattice.numIdeals(), 71 * 71);
+    }
+    using Set = std::bitset<n>;
+    std::vector<Set> set(lattice.numIdeals());
+    std::set<std::string> distinct{Set().to_string()};
+    for (std::int32_t id = 1; id < lattice.numIdeals(); ++id) {
+      const auto links = lattice.links(id);
+      ASSERT_FALSE(links.empty());
+      ASSERT_LT(links.back().target, id);
+      set[id] = set[links.back().target];
+      set[id].set(links.back().element);
+      distinct.insert(set[id].to_string());
+      for (int v = 0; v < n; ++v) {
+        for (int i = g.predStart[v]; set[id][v] && i < g.predStart[v + 1]; ++i) {
+          ASSERT_TRUE(set[id][g.pred[i]]) << "ideal " << id << " holds " << v << " without its predecessor";
+        }
+      }
+    }
+    EXPECT_EQ(distinct.size(), static_cast<std::size_t>(lattice.numIdeals()));
+    EXPECT_TRUE(set[lattice.fullIdeal()].all());
+    for (std::int32_t id = 1; id < lattice.numIdeals(); ++id) {
+      int maximal = 0;
+      for (int v = 0; v < n; ++v) {
+        bool isMax = set[id][v];
+        for (int i = g.succStart[v]; isMax && i < g.succStart[v + 1]; ++i) isMax = !set[id][g.succ[i]];
+        maximal += isMax;
+      }
+      ASSERT_EQ(static_cast<int>(lattice.links(id).size()), maximal) << "ideal " << id;
+      for (const auto& link : lattice.links(id)) {
+        Set without = set[id];
+        without.reset(link.element);
+        ASSERT_EQ(set[link.target], without) << "ideal " << id;
+      }
     }
   }
 }

@@ -41,7 +41,8 @@
 //   sub-ideal they read is still being computed (ids grow with size);
 // * the seeds: the DP along three topological orders, each a plain pass
 //   over interval starts with no lattice (linearChainSeed; the first cut by
-//   a greedy packing), and the DP on graphs whose chains stay whole or are
+//   a greedy packing, which alone seeds lattices of at most twice as many
+//   ideals as super-nodes), and the DP on graphs whose chains stay whole or are
 //   cut in two (when those lattices are small next to the full one); the
 //   best plan cuts the full DP; with no bound at all, the DP probes from a
 //   lower bound upwards (solveChain).
@@ -1191,21 +1192,27 @@ class IntervalSums {
   int start_ = 0;
 };
 
-/// A quick upper bound along the order of a contracted graph's numbering
+/// A chain found without the lattice, and its exact max-load.
+struct LinearSeed {
+  double objective = kInfinity;
+  std::vector<LatticeDp::Block> blocks;  ///< empty: none found
+};
+
+/// A quick chain along the order of a contracted graph's numbering
 /// (topological: its prefixes are ideals, so its intervals are blocks):
 /// cut the order into intervals, each on an accelerator or a CPU core, under
 /// a limit T, binary-searching the smallest T the packing meets, and price
 /// that packing exactly. For a given T, reach[a][c] is how far a accelerators
 /// and c cores get, each interval the longest whose load is under T (its
 /// accelerator load counts communication, a large share on operator graphs);
-/// the next interval goes to whichever device type reaches further. Infinite
+/// the next interval goes to whichever device type reaches further. None
 /// when no packing is found (then the DP probes instead).
-double greedyChainBound(const Workload& workload, const ContractedGraph& linear) {
+LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear) {
   const int n = linear.numSuperNodes;
   const int accelerators = std::min(workload.machine.maxFpgas, n);
   const int cpus = std::min(workload.machine.maxCpus, n);
   const double memory = workload.machine.maxSizePerFpga;
-  if (n == 0 || accelerators + cpus <= 0) return kInfinity;
+  if (n == 0 || accelerators + cpus <= 0) return {};
   // Every super-node needs a device: T is at least its smaller latency.
   double low = 0, high = 0;
   for (int v = 0; v < n; ++v) {
@@ -1242,7 +1249,10 @@ double greedyChainBound(const Workload& workload, const ContractedGraph& linear)
   const int columns = cpus + 1;
   std::vector<int> reach((accelerators + 1) * columns);
   std::vector<char> lastOnCpu(reach.size());
+  // Cells often start an accelerator interval at the same super-node.
+  std::vector<int> acceleratorReachFrom(n + 1);
   auto pack = [&](double limit) -> int {  // a cell reaching the end, or -1
+    std::fill(acceleratorReachFrom.begin(), acceleratorReachFrom.end(), -1);
     for (int a = 0; a <= accelerators; ++a)
       for (int c = 0; c <= cpus; ++c) {
         const int cell = a * columns + c;
@@ -1250,7 +1260,12 @@ double greedyChainBound(const Workload& workload, const ContractedGraph& linear)
           reach[0] = 0;
           continue;
         }
-        const int byAccelerator = a > 0 ? acceleratorReach(reach[cell - columns], limit) : -1;
+        int byAccelerator = -1;
+        if (a > 0) {
+          int& known = acceleratorReachFrom[reach[cell - columns]];
+          if (known < 0) known = acceleratorReach(reach[cell - columns], limit);
+          byAccelerator = known;
+        }
         const int byCpu = c > 0 ? cpuReach(reach[cell - 1], limit) : -1;
         lastOnCpu[cell] = byCpu > byAccelerator;
         reach[cell] = std::max(byAccelerator, byCpu);
@@ -1258,7 +1273,7 @@ double greedyChainBound(const Workload& workload, const ContractedGraph& linear)
       }
     return -1;
   };
-  if (pack(high) < 0) return kInfinity;
+  if (pack(high) < 0) return {};
   // Only a cut for linearChainSeed: a per mille is close enough.
   for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
     const double middle = (low + high) / 2;
@@ -1274,14 +1289,11 @@ double greedyChainBound(const Workload& workload, const ContractedGraph& linear)
     if (!block.superNodes.empty()) blocks.push_back(std::move(block));
     cell = previous;
   }
-  return chainObjective(workload, linear, blocks);
+  LinearSeed seed;
+  seed.objective = chainObjective(workload, linear, blocks);
+  seed.blocks = std::move(blocks);
+  return seed;
 }
-
-/// A chain found without the lattice, and its exact max-load.
-struct LinearSeed {
-  double objective = kInfinity;
-  std::vector<LatticeDp::Block> blocks;  ///< empty: none found
-};
 
 /// The best chain of intervals of a contracted graph's numbering (each interval
 /// on an accelerator or a CPU core) whose max-load is below `cut`, priced
@@ -1379,7 +1391,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
 LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best,
                      Clock::time_point deadline = Clock::time_point::max(),
                      const std::atomic<bool>* interrupt = nullptr) {
-  const double cut = std::isfinite(best) ? best : greedyChainBound(workload, ordered);
+  const double cut = std::isfinite(best) ? best : greedyChain(workload, ordered).objective;
   return linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt);
 }
 
@@ -1783,7 +1795,9 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   //   packing of its order.
   // * The full DP on a coarser graph whose chains of super-nodes stay whole
   //   (wide graphs: it groups whole branches, which no single order can).
-  // A small lattice is cheaper to solve than all but the first order's seed.
+  // A small lattice is cheaper to solve than all but the first order's seed,
+  // and one with hardly more ideals than super-nodes than that one too: the
+  // greedy packing's chain alone seeds it.
   SolveOptions seedOptions = options;
   seedOptions.maxIdeals = 0;
   seedOptions.memoryLimitBytes = 0;
@@ -1797,6 +1811,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   capped.deadline = deadline;
   capped.interrupt = options.interrupt;
   const bool smallLattice = smallLatticeBuilt.build(graph, capped) == IdealLattice::Status::Complete;
+  const bool nearlyChain = smallLattice && smallLatticeBuilt.numIdeals() <= 2 * graph.numSuperNodes;
   const bool reuseLattice = smallLattice && options.maxIdeals == 0 && options.memoryLimitBytes == 0;
   if (!reuseLattice) smallLatticeBuilt = IdealLattice{};
   std::optional<Placement> seedPlan;
@@ -1820,7 +1835,8 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       renumbered = contractWorkload(workload, numbering);
     }
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
-    const LinearSeed seed = orderSeed(workload, ordered, seedObjective, deadline, options.interrupt);
+    const LinearSeed seed = nearlyChain ? greedyChain(workload, ordered)
+                                        : orderSeed(workload, ordered, seedObjective, deadline, options.interrupt);
     offer(workload, ordered, seed.objective, seed.blocks);
   }
   if (!smallLattice) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bitset>
+#include <chrono>
 #include <random>
 #include <set>
 #include <string>
@@ -359,6 +360,38 @@ TEST(IdealLattice, CapAndLimitStopEnumeration) {
   IdealLattice::Limits limits;
   limits.maxIdeals = 1000;
   EXPECT_EQ(lattice.build(contractWorkload(w, {}), limits), IdealLattice::Status::IdealLimit);
+}
+
+TEST(IdealLattice, ADeadlineLeavesTheLatticeUnchangedOrStopsIt) {
+  // 16 independent nodes: 65,536 ideals and 524,288 links (8 MB), so the
+  // build grows its arrays past 1 MB several times and, with a deadline,
+  // times those copies. A deadline far off changes nothing; one already
+  // passed stops the build.
+  std::vector<Spec> specs;
+  for (int i = 0; i < 16; ++i) specs.push_back({i});
+  const ContractedGraph graph = contractWorkload(make(specs, {}), {});
+  IdealLattice untimed, timed;
+  ASSERT_EQ(untimed.build(graph, {}), IdealLattice::Status::Complete);
+  IdealLattice::Limits farOff;
+  farOff.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  ASSERT_EQ(timed.build(graph, farOff), IdealLattice::Status::Complete);
+  ASSERT_EQ(untimed.numIdeals(), 65536);
+  ASSERT_EQ(timed.numIdeals(), untimed.numIdeals());
+  for (std::int32_t id = 0; id < untimed.numIdeals(); ++id) {
+    ASSERT_EQ(timed.addedElement(id), untimed.addedElement(id));
+    ASSERT_EQ(timed.childBegin(id), untimed.childBegin(id));
+    const auto a = timed.links(id), b = untimed.links(id);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a[i].element, b[i].element);
+      ASSERT_EQ(a[i].target, b[i].target);
+      ASSERT_EQ(a[i].targetLinks, b[i].targetLinks);
+    }
+  }
+  IdealLattice late;
+  IdealLattice::Limits passed;
+  passed.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  EXPECT_EQ(late.build(graph, passed), IdealLattice::Status::TimeLimit);
 }
 
 TEST(IdealLattice, MemoryLimitHoldsBeforeEachAllocation) {

@@ -19,6 +19,13 @@ bool predecessorsInside(const ContractedGraph& graph, int v, const Word* bits) {
 }
 
 void setBit(Word* bits, int v) { bits[v >> 6] |= Word{1} << (v & 63); }
+void clearBit(Word* bits, int v) { bits[v >> 6] &= ~(Word{1} << (v & 63)); }
+
+/// Whether adding `more` elements reallocates `array`, copying it whole.
+template <class Array>
+bool grows(const Array& array, std::size_t more) {
+  return array.size() + more > array.capacity();
+}
 
 }  // namespace
 
@@ -139,14 +146,14 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
   // For `moreIdeals` new ideals with `moreLinks` links in all, and
   // `moreExpanded` ideals whose children start.
   auto room = [&](std::size_t moreIdeals, std::size_t moreLinks, std::size_t moreExpanded) {
-    auto grown = [](std::size_t size, std::size_t capacity, std::size_t more) {
-      return size + more <= capacity ? capacity : std::max(2 * capacity, size + more);
+    auto grown = [](const auto& array, std::size_t more) {
+      return grows(array, more) ? std::max(2 * array.capacity(), array.size() + more) : array.capacity();
     };
-    const std::size_t linksCapacity = grown(links_.size(), links_.capacity(), moreLinks);
-    const std::size_t linkStartCapacity = grown(linkStart_.size(), linkStart_.capacity(), moreIdeals);
-    const std::size_t elementCapacity = grown(maxElement.size(), maxElement.capacity(), moreIdeals);
-    const std::size_t childCapacity = grown(childBegin.size(), childBegin.capacity(), moreExpanded);
-    const std::size_t bitsCapacity = grown(nextBits.size(), nextBits.capacity(), stride * moreIdeals);
+    const std::size_t linksCapacity = grown(links_, moreLinks);
+    const std::size_t linkStartCapacity = grown(linkStart_, moreIdeals);
+    const std::size_t elementCapacity = grown(maxElement, moreIdeals);
+    const std::size_t childCapacity = grown(childBegin, moreExpanded);
+    const std::size_t bitsCapacity = grown(nextBits, stride * moreIdeals);
     const std::uint64_t after =
         linksCapacity * sizeof(Link) + linkStartCapacity * sizeof(std::int64_t) +
         (elementCapacity + childCapacity + levelStart_.capacity()) * sizeof(std::int32_t) +
@@ -170,7 +177,7 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
   double secondsPerByte = 0;
   auto bytesCopiedToGrow = [&](std::size_t moreIdeals, std::size_t moreLinks) {
     auto copied = [](const auto& array, std::size_t more) {
-      return array.size() + more > array.capacity() ? array.size() * sizeof(array[0]) : 0;
+      return grows(array, more) ? array.size() * sizeof(array[0]) : 0;
     };
     return copied(links_, moreLinks) + copied(linkStart_, moreIdeals) + copied(maxElement, moreIdeals) +
            copied(nextBits, stride * moreIdeals);
@@ -217,7 +224,7 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
         nextBits.insert(nextBits.end(), bits, bits + stride);
         Word* childBits = nextBits.data() + nextBits.size() - stride;
         setBit(childBits, v);
-        childBits[words + (v >> 6)] &= ~(Word{1} << (v & 63));
+        clearBit(childBits + words, v);
         for (int i = graph.succStart[v]; i < graph.succStart[v + 1]; ++i)
           if (predecessorsInside(graph, graph.succ[i], childBits)) setBit(childBits + words, graph.succ[i]);
         // Links: v itself, then every maximal element of the parent that is

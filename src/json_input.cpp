@@ -1,5 +1,6 @@
 #include "json_input.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -34,12 +35,13 @@ std::string printable(std::string_view text, std::size_t maxLength) {
 
 void* Arena::allocate(std::size_t bytes) {
   bytes = (bytes + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
-  if (blocks_.empty() || used_ + bytes > kBlockBytes) {
+  if (inUse_ == 0 || used_ + bytes > kBlockBytes) {
     // new[] of std::byte: aligned for any fundamental type, like malloc.
-    blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(kBlockBytes));
+    if (inUse_ == blocks_.size()) blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(kBlockBytes));
+    ++inUse_;
     used_ = 0;
   }
-  void* pointer = blocks_.back().get() + used_;
+  void* pointer = blocks_[inUse_ - 1].get() + used_;
   used_ += bytes;
   return pointer;
 }
@@ -80,6 +82,164 @@ class ArenaScope {
   Arena* saved_;
 };
 
+/// Builds the tree from nlohmann's parse events, as its own DOM parser does,
+/// except for the elements of streamed arrays: each is built on its own,
+/// in an arena reused from one element to the next, handed over and dropped.
+class StreamingBuilder {
+  using Dom = nlohmann::detail::json_sax_dom_parser<InputJson>;
+
+ public:
+  using number_integer_t = InputJson::number_integer_t;
+  using number_unsigned_t = InputJson::number_unsigned_t;
+  using number_float_t = InputJson::number_float_t;
+  using string_t = InputJson::string_t;
+  using binary_t = InputJson::binary_t;
+
+  StreamingBuilder(InputJson& root, Arena* rootArena, const StreamedArrays& streamed)
+      : rootArena_(rootArena), root_(root), streamed_(streamed) {}
+  StreamingBuilder(const StreamingBuilder&) = delete;
+  StreamingBuilder& operator=(const StreamingBuilder&) = delete;
+  ~StreamingBuilder() { dropElement(); }
+
+  bool null() { return scalar([](Dom& d) { return d.null(); }); }
+  bool boolean(bool v) { return scalar([v](Dom& d) { return d.boolean(v); }); }
+  bool number_integer(number_integer_t v) { return scalar([v](Dom& d) { return d.number_integer(v); }); }
+  bool number_unsigned(number_unsigned_t v) { return scalar([v](Dom& d) { return d.number_unsigned(v); }); }
+  bool number_float(number_float_t v, const string_t& text) {
+    return scalar([&](Dom& d) { return d.number_float(v, text); });
+  }
+  bool string(string_t& v) { return scalar([&](Dom& d) { return d.string(v); }); }
+  bool binary(binary_t& v) { return scalar([&](Dom& d) { return d.binary(v); }); }
+  bool start_object(std::size_t n) { return open(false, [n](Dom& d) { return d.start_object(n); }); }
+  bool start_array(std::size_t n) { return open(true, [n](Dom& d) { return d.start_array(n); }); }
+  bool end_object() { return close([](Dom& d) { return d.end_object(); }); }
+  bool end_array() { return close([](Dom& d) { return d.end_array(); }); }
+
+  bool key(string_t& name) {
+    if (mode_ == Mode::Element) return inElement([&](Dom& d) { return d.key(name); });
+    if (depth_ == 1) {  // a field of the top-level object
+      const auto& fields = streamed_.fields;
+      const auto it = std::find(fields.begin(), fields.end(), std::string_view(name));
+      pendingField_ = it == fields.end() ? kNone : static_cast<std::size_t>(it - fields.begin());
+    }
+    return inRoot([&](Dom& d) { return d.key(name); });
+  }
+
+  /// Throws nlohmann's exception, as its DOM parser does.
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    return rootDom_.parse_error(position, token, e);
+  }
+
+ private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  /// Root: building the tree. Between: inside a streamed array, between its
+  /// elements. Element: inside one of its elements, an array or object.
+  enum class Mode { Root, Between, Element };
+
+  template <class Event>
+  bool inRoot(Event&& event) {
+    ArenaScope scope(rootArena_);
+    return event(rootDom_);
+  }
+  template <class Event>
+  bool inElement(Event&& event) {
+    ArenaScope scope(&elementArena_);
+    return event(*elementDom_);
+  }
+  void beginElement() { elementDom_.emplace(element_); }
+  void handOverElement() {
+    streamed_.element(field_, element_);
+    dropElement();
+  }
+  void dropElement() {
+    {
+      ArenaScope scope(&elementArena_);  // its blocks come back with the reset, below
+      elementDom_.reset();
+      element_ = InputJson();
+    }
+    elementArena_.reset();
+  }
+
+  template <class Event>
+  bool scalar(Event&& event) {
+    switch (mode_) {
+      case Mode::Root:
+        pendingField_ = kNone;
+        return inRoot(event);
+      case Mode::Between:
+        beginElement();
+        inElement(event);
+        handOverElement();
+        return true;
+      case Mode::Element:
+        return inElement(event);
+    }
+    return false;
+  }
+
+  template <class Event>
+  bool open(bool array, Event&& event) {
+    switch (mode_) {
+      case Mode::Root:
+        if (array && depth_ == 1 && pendingField_ != kNone) {
+          // The tree keeps an empty array in its place.
+          field_ = pendingField_;
+          pendingField_ = kNone;
+          inRoot([](Dom& d) { return d.start_array(0) && d.end_array(); });
+          streamed_.start(field_);
+          mode_ = Mode::Between;
+          return true;
+        }
+        pendingField_ = kNone;
+        ++depth_;
+        return inRoot(event);
+      case Mode::Between:
+        beginElement();
+        mode_ = Mode::Element;
+        elementDepth_ = 1;
+        return inElement(event);
+      case Mode::Element:
+        ++elementDepth_;
+        return inElement(event);
+    }
+    return false;
+  }
+
+  template <class Event>
+  bool close(Event&& event) {
+    switch (mode_) {
+      case Mode::Root:
+        --depth_;
+        return inRoot(event);
+      case Mode::Between:  // the streamed array ends
+        mode_ = Mode::Root;
+        return true;
+      case Mode::Element:
+        inElement(event);
+        if (--elementDepth_ == 0) {
+          handOverElement();
+          mode_ = Mode::Between;
+        }
+        return true;
+    }
+    return false;
+  }
+
+  Arena* rootArena_;
+  InputJson& root_;
+  Dom rootDom_{root_};
+  const StreamedArrays& streamed_;
+  Mode mode_ = Mode::Root;
+  int depth_ = 0;  ///< arrays and objects open in the tree
+  std::size_t pendingField_ = kNone;  ///< a streamed field whose value comes next
+  std::size_t field_ = kNone;         ///< the streamed field being read
+  int elementDepth_ = 0;
+  Arena elementArena_;
+  InputJson element_;
+  std::optional<Dom> elementDom_;
+};
+
 }  // namespace
 
 Document::~Document() {
@@ -88,7 +248,7 @@ Document::~Document() {
 }
 
 std::optional<Document> parseDocument(std::string_view text, const std::string& name,
-                                      std::string* error) {
+                                      std::string* error, const StreamedArrays* streamed) {
   // Scan nesting outside strings first: nlohmann would build every level.
   int depth = 0;
   bool inString = false, escaped = false, nonBlank = false;
@@ -125,7 +285,10 @@ std::optional<Document> parseDocument(std::string_view text, const std::string& 
   try {
     auto arena = std::make_unique<Arena>();
     ArenaScope scope(arena.get());
-    InputJson root = InputJson::parse(text.begin(), text.end());
+    if (!streamed) return Document(std::move(arena), InputJson::parse(text.begin(), text.end()));
+    InputJson root;
+    StreamingBuilder builder(root, arena.get(), *streamed);
+    InputJson::sax_parse(text.begin(), text.end(), &builder);
     return Document(std::move(arena), std::move(root));
   } catch (const InputJson::parse_error& e) {
     // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: …"

@@ -278,9 +278,79 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
   return w;
 }
 
+namespace {
+
+/// One element of the nodes array; false with *error set if it is not a node.
+bool readNode(const InputJson& item, std::size_t i, const std::string& file, std::string* error, Node* node) {
+  // The id comes first so later messages can name it.
+  std::optional<std::int64_t> id;
+  if (item.is_object() && item.contains("id")) {
+    json_input::Fields idField(item, file, nodeLabel(i, std::nullopt), error);
+    std::int64_t value = 0;
+    if (!idField.integer("id", &value, /*allowNegative=*/true)) return false;
+    id = value;
+  }
+  json_input::Fields f(item, file, nodeLabel(i, id), error);
+  if (!f.isObject()) return false;
+  std::int64_t ignored = 0;
+  if (!f.integer("id", &ignored, true) || !f.boolean("supportedOnFpga", &node->supportedOnFpga) ||
+      !f.number("cpuLatency", &node->cpuLatency) || !f.number("fpgaLatency", &node->fpgaLatency) ||
+      !f.boolean("isBackwardNode", &node->isBackward))
+    return false;
+  node->id = *id;
+  if (f.has("colorClass")) {
+    std::int64_t cls = 0;
+    if (!f.integer("colorClass", &cls, true)) return false;
+    node->colorClass = cls;
+  }
+  if (f.has("size") && !f.number("size", &node->size)) return false;
+  if (item.contains("name") && item["name"].is_string()) node->name = item["name"].get<std::string>();
+  return true;
+}
+
+/// One element of the edges array; false with *error set if it is not an edge.
+bool readEdge(const InputJson& item, std::size_t i, const std::string& file, std::string* error, RawEdge* edge) {
+  json_input::Fields f(item, file, "edge #" + std::to_string(i), error);
+  return f.isObject() && f.integer("sourceId", &edge->sourceId, true) &&
+         f.integer("destId", &edge->destId, true) && f.number("cost", &edge->cost, /*allowNegative=*/true);
+}
+
+}  // namespace
+
 std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
                                       std::string* error) {
-  auto document = json_input::parseDocument(text, name, error);
+  // Nodes and edges are read as the parser meets them; only the first bad
+  // one of each is kept, and reported after the top-level fields, in the
+  // order a check of the whole tree would find them.
+  std::vector<Node> nodes;
+  std::vector<RawEdge> edges;
+  std::size_t numNodes = 0, numEdges = 0;
+  std::string nodeError, edgeError;
+  json_input::StreamedArrays streamed;
+  streamed.fields = {"nodes", "edges"};
+  streamed.start = [&](std::size_t field) {
+    if (field == 0) {
+      nodes.clear();
+      numNodes = 0;
+      nodeError.clear();
+    } else {
+      edges.clear();
+      numEdges = 0;
+      edgeError.clear();
+    }
+  };
+  streamed.element = [&](std::size_t field, const InputJson& item) {
+    if (field == 0) {
+      const std::size_t i = numNodes++;
+      Node node;
+      if (nodeError.empty() && readNode(item, i, name, &nodeError, &node)) nodes.push_back(std::move(node));
+    } else {
+      const std::size_t i = numEdges++;
+      RawEdge edge;
+      if (edgeError.empty() && readEdge(item, i, name, &edgeError, &edge)) edges.push_back(edge);
+    }
+  };
+  auto document = json_input::parseDocument(text, name, error, &streamed);
   if (!document) return std::nullopt;
   const InputJson& root = **document;
   json_input::Fields top(root, name, "", error);
@@ -300,54 +370,12 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
   machine.maxFpgas = static_cast<int>(maxFpgas);
   machine.maxCpus = static_cast<int>(maxCpus);
 
-  const InputJson* nodeArray = top.array("nodes");
-  if (!nodeArray) return std::nullopt;
-  const InputJson* edgeArray = top.array("edges");
-  if (!edgeArray) return std::nullopt;
-
-  std::vector<Node> nodes;
-  nodes.reserve(nodeArray->size());
-  for (std::size_t i = 0; i < nodeArray->size(); ++i) {
-    const InputJson& item = (*nodeArray)[i];
-    Node node;
-    // The id comes first so later messages can name it.
-    std::optional<std::int64_t> id;
-    if (item.is_object() && item.contains("id")) {
-      json_input::Fields idField(item, name, nodeLabel(i, std::nullopt), error);
-      std::int64_t value = 0;
-      if (!idField.integer("id", &value, /*allowNegative=*/true)) return std::nullopt;
-      id = value;
-    }
-    json_input::Fields f(item, name, nodeLabel(i, id), error);
-    if (!f.isObject()) return std::nullopt;
-    std::int64_t ignored = 0;
-    if (!f.integer("id", &ignored, true) || !f.boolean("supportedOnFpga", &node.supportedOnFpga) ||
-        !f.number("cpuLatency", &node.cpuLatency) || !f.number("fpgaLatency", &node.fpgaLatency) ||
-        !f.boolean("isBackwardNode", &node.isBackward))
+  if (!top.array("nodes") || !top.array("edges")) return std::nullopt;
+  for (const std::string* firstBad : {&nodeError, &edgeError})
+    if (!firstBad->empty()) {
+      *error = *firstBad;
       return std::nullopt;
-    node.id = *id;
-    if (f.has("colorClass")) {
-      std::int64_t cls = 0;
-      if (!f.integer("colorClass", &cls, true)) return std::nullopt;
-      node.colorClass = cls;
     }
-    if (f.has("size") && !f.number("size", &node.size)) return std::nullopt;
-    if (item.contains("name") && item["name"].is_string()) node.name = item["name"].get<std::string>();
-    nodes.push_back(std::move(node));
-  }
-
-  std::vector<RawEdge> edges;
-  edges.reserve(edgeArray->size());
-  for (std::size_t i = 0; i < edgeArray->size(); ++i) {
-    const InputJson& item = (*edgeArray)[i];
-    json_input::Fields f(item, name, "edge #" + std::to_string(i), error);
-    if (!f.isObject()) return std::nullopt;
-    RawEdge edge;
-    if (!f.integer("sourceId", &edge.sourceId, true) || !f.integer("destId", &edge.destId, true) ||
-        !f.number("cost", &edge.cost, /*allowNegative=*/true))
-      return std::nullopt;
-    edges.push_back(edge);
-  }
   return buildWorkload(name, machine, std::move(nodes), edges, error);
 }
 

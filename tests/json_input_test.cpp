@@ -1,0 +1,197 @@
+// Streamed parsing (json_input.hpp, white-box): a document whose top-level
+// arrays are handed over element by element must read exactly as the whole
+// tree would, on any text, and a workload must report the same first error.
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dnnplace/workload.hpp"
+#include "json_input.hpp"
+
+namespace dnnplace {
+namespace {
+
+using json_input::InputJson;
+
+/// Random JSON text: nested values, escapes, numbers of every kind, and keys
+/// from a small set, so objects repeat keys (the last one counts).
+class RandomJson {
+ public:
+  explicit RandomJson(std::uint64_t seed) : rng_(seed) {}
+
+  std::string document() {
+    // Mostly an object whose fields include the streamed ones, often arrays.
+    if (pick(10) == 0) return value(0);
+    std::string text = "{";
+    const int fields = pick(6);
+    for (int i = 0; i < fields; ++i) {
+      if (i) text += ",";
+      text += '"';
+      text += key();
+      text += "\":";
+      text += pick(3) ? array(1) : value(1);
+    }
+    return text + "}";
+  }
+
+ private:
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<std::uint64_t>(n)); }
+  std::string key() {
+    static const char* keys[] = {"a", "b", "c", "\\u0061", "nodes"};  // "\\u0061" is "a"
+    return keys[pick(5)];
+  }
+  std::string array(int depth) {
+    std::string text = "[";
+    const int n = pick(5);
+    for (int i = 0; i < n; ++i) text += std::string(i ? "," : "") + value(depth + 1);
+    return text + "]";
+  }
+  std::string value(int depth) {
+    switch (depth > 4 ? pick(6) : pick(8)) {
+      case 0: return "null";
+      case 1: return pick(2) ? "true" : "false";
+      case 2: return std::to_string(static_cast<std::int64_t>(rng_()) >> pick(64));
+      case 3: return std::to_string(rng_());  // past int64: unsigned
+      case 4: {
+        static const char* numbers[] = {"0.1", "-0", "-2.5e-3", "1E10", "3.0", "17185374208.0", "1e-320"};
+        return numbers[pick(7)];
+      }
+      case 5: {
+        static const char* strings[] = {"\"\"", "\"x\"", "\"tab\\there\"", "\"\\u00e9\\\"q\"",
+                                        "\"a long string that no small-string buffer holds\""};
+        return strings[pick(5)];
+      }
+      case 6: return array(depth);
+      default: {
+        std::string text = "{";
+        const int n = pick(4);
+        for (int i = 0; i < n; ++i) text += std::string(i ? "," : "") + "\"" + key() + "\":" + value(depth + 1);
+        return text + "}";
+      }
+    }
+  }
+
+  std::mt19937_64 rng_;
+};
+
+struct Streamed {
+  std::vector<std::vector<std::string>> elements{2};  ///< dumps, per field, of the last array seen
+  std::vector<int> starts = {0, 0};
+};
+
+TEST(JsonInput, StreamedArraysReadAsTheWholeTreeOnRandomDocuments) {
+  int streamedArrays = 0, failures = 0;
+  for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
+    RandomJson random(seed);
+    std::string text = random.document();
+    if (seed % 10 == 0) text = text.substr(0, text.size() * (seed % 7) / 7);  // truncated: a syntax error
+    SCOPED_TRACE("document: " + text);
+
+    std::string wholeError, streamedError;
+    const auto whole = json_input::parseDocument(text, "d.json", &wholeError);
+    Streamed got;
+    json_input::StreamedArrays streamed;
+    streamed.fields = {"a", "b"};
+    streamed.start = [&](std::size_t f) {
+      got.elements[f].clear();
+      ++got.starts[f];
+    };
+    streamed.element = [&](std::size_t f, const InputJson& element) { got.elements[f].push_back(element.dump()); };
+    const auto partial = json_input::parseDocument(text, "d.json", &streamedError, &streamed);
+
+    ASSERT_EQ(whole.has_value(), partial.has_value());
+    EXPECT_EQ(wholeError, streamedError);
+    if (!whole) {
+      ++failures;
+      continue;
+    }
+    InputJson expected = **whole;
+    InputJson rest = **partial;
+    if (!expected.is_object()) {
+      EXPECT_EQ(rest, expected);
+      EXPECT_EQ(got.starts, (std::vector<int>{0, 0}));
+      continue;
+    }
+    for (std::size_t f = 0; f < 2; ++f) {
+      const std::string field = f == 0 ? "a" : "b";
+      const auto it = expected.find(field);
+      if (it == expected.end() || !it->is_array()) continue;
+      // The last occurrence was an array: its elements came over, in order,
+      // and the tree holds an empty array in its place.
+      ++streamedArrays;
+      std::vector<std::string> dumps;
+      for (const InputJson& element : *it) dumps.push_back(element.dump());
+      EXPECT_EQ(got.elements[f], dumps) << field;
+      EXPECT_GE(got.starts[f], 1);
+      ASSERT_TRUE(rest.contains(field));
+      EXPECT_EQ(rest[field], InputJson::array());
+      *it = InputJson::array();
+    }
+    EXPECT_EQ(rest, expected);  // everything else is the same tree
+  }
+  // The generator must exercise what the test claims.
+  EXPECT_GT(streamedArrays, 1000);
+  EXPECT_GT(failures, 100);
+}
+
+std::string node(int id, const std::string& extra = "") {
+  return R"({"id": )" + std::to_string(id) +
+         R"(, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 1, "isBackwardNode": 0)" + extra + "}";
+}
+
+std::string firstError(const std::string& text) {
+  std::string error;
+  EXPECT_FALSE(parseWorkload(text, "w.json", &error).has_value()) << text;
+  return error;
+}
+
+// Nodes and edges are read while parsing, but a file with several faults
+// reports the one a check of the whole tree meets first.
+TEST(JsonInput, AWorkloadReportsItsFirstFaultInTreeOrder) {
+  const std::string goodNodes = std::string("[") + node(0) + "," + node(1) + "]";
+  const std::string goodEdges = R"([{"sourceId": 0, "destId": 1, "cost": 1}])";
+  const std::string badNodes = std::string("[") + node(0) + ", 7, " + node(1, R"(, "cpuLatency": -1)") + "]";
+  const std::string badEdges = R"([{"sourceId": 0, "cost": 1}])";
+  const std::string machine = R"("maxSizePerFPGA": 1, "maxFPGAs": 1, "maxCPUs": 0)";
+
+  // Nodes and edges before the machine's fields: the machine is checked first.
+  EXPECT_EQ(firstError(R"({"nodes": )" + badNodes + R"(, "edges": )" + badEdges +
+                       R"(, "maxSizePerFPGA": 1, "maxCPUs": 0})"),
+            "w.json: maxFPGAs is missing");
+  // Then the presence of both arrays, then the first bad node, then edges.
+  EXPECT_EQ(firstError("{" + machine + R"(, "nodes": )" + badNodes + "}"), "w.json: edges is missing");
+  EXPECT_EQ(firstError("{" + machine + R"(, "edges": )" + badEdges + R"(, "nodes": )" + badNodes + "}"),
+            "w.json: node #1 must be a JSON object, got 7");
+  EXPECT_EQ(firstError("{" + machine + R"(, "nodes": )" + goodNodes + R"(, "edges": )" + badEdges + "}"),
+            "w.json: edge #0: destId is missing");
+
+  // A repeated key: the last occurrence counts, whether array or not.
+  EXPECT_EQ(firstError("{" + machine + R"(, "nodes": )" + goodNodes + R"(, "edges": )" + goodEdges +
+                       R"(, "nodes": 5})"),
+            "w.json: nodes must be an array, got 5");
+  std::string error;
+  const auto later = parseWorkload("{" + machine + R"(, "nodes": )" + badNodes + R"(, "edges": )" + goodEdges +
+                                       R"(, "nodes": )" + goodNodes + "}",
+                                   "w.json", &error);
+  ASSERT_TRUE(later.has_value()) << error;
+  EXPECT_EQ(later->numNodes(), 2);
+  const auto emptied = parseWorkload("{" + machine + R"(, "nodes": )" + goodNodes + R"(, "edges": )" + goodEdges +
+                                         R"(, "edges": [], "nodes": )" + "[" + node(4) + "]}",
+                                     "w.json", &error);
+  ASSERT_TRUE(emptied.has_value()) << error;
+  EXPECT_EQ(emptied->numNodes(), 1);
+  EXPECT_TRUE(emptied->edges.empty());
+
+  // Extra nested fields inside an element are read past.
+  const auto nested = parseWorkload("{" + machine + R"(, "nodes": [)" + node(0, R"(, "shape": [[1, 2], [3, {"x": []}]])") +
+                                        R"(], "edges": []})",
+                                    "w.json", &error);
+  ASSERT_TRUE(nested.has_value()) << error;
+  EXPECT_EQ(nested->numNodes(), 1);
+}
+
+}  // namespace
+}  // namespace dnnplace

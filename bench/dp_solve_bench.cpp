@@ -62,5 +62,9 @@ BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_operators_inference,
 BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_operators_training,
                   "throughput/OperatorGraphs/resnet50_training.json")
     ->UseManualTime();
+BENCHMARK_CAPTURE(solveDpRepeatedly, bert_l3_operators_inference, "throughput/OperatorGraphs/bert_l-3_inference.json")
+    ->UseManualTime();
+BENCHMARK_CAPTURE(solveDpRepeatedly, bert_l6_operators_inference, "throughput/OperatorGraphs/bert_l-6_inference.json")
+    ->UseManualTime();
 
 BENCHMARK_MAIN();

@@ -656,6 +656,9 @@ class LatticeDp {
   /// tracked yet); the empty ideal's are all 0.
   DpRun computeWork(const DpLimits& limits) {
     ratio_ = latencyRatio(graph_);
+    double totalSize = 0;
+    for (int v = 0; v < graph_.numSuperNodes; ++v) totalSize += graph_.size[v];
+    sizeNeverBinds_ = totalSize <= memory_ * kMargin;
     absorbable_.resize(states_.cpus + 1);
     for (int c = 0; c <= states_.cpus; ++c) absorbable_[c] = cpuAbsorbable(graph_, c, cut_);
     std::fill_n(&table_[0], stride_, 0.0);
@@ -907,14 +910,35 @@ class LatticeDp {
   void walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
     const int step = states_.acceleratorStep();
     double* best = valuesOf(ideal);
-    auto grow = [&](int u) {
-      const double subCpu = (whole.cpu - walker.cpu + graph_.cpuLatency[u]) * kMargin;
+    // Whether a sub-ideal J with CPU work subCpu can still serve a state.
+    auto admits = [&](double subCpu) {
       for (int s : scratch.upAcceleratorStates)  // the sub-state (0, c) has c cores
         if (best[s] > scratch.closeAt[s] && subCpu < states_.cpusOf(s) * best[s]) return true;
       for (int s : scratch.upCpuStates)  // the sub-state (0, c − 1)
         if (best[s] > scratch.closeAt[s] && subCpu < (states_.cpusOf(s) - 1) * best[s]) return true;
       return false;
     };
+    if (sizeNeverBinds_ && !admitsAFirstElement(ideal, admits)) {
+      // Only J = ∅ is met, so D = I, whose sums the table holds: the walk
+      // would add all of I's elements to D and remove them again for one
+      // block (with no CPU core, for every ideal: half of the DP's work on
+      // BERT-3's operator graph). The empty ideal's values are 0.
+      if (stats) ++stats->blocksVisited;
+      bool improved = false;
+      auto offer = [&](int s, double load) {
+        const double candidate = std::max(0.0, load);
+        if (candidate < best[s]) {
+          best[s] = candidate;
+          improved = true;
+        }
+      };
+      if (whole.notOnAccelerator == 0)
+        for (int s : scratch.upAcceleratorStates) offer(s, whole.fpga + whole.crossing);
+      for (int s : scratch.upCpuStates) offer(s, whole.cpu);
+      if (improved) close(best);
+      return;
+    }
+    auto grow = [&](int u) { return admits((whole.cpu - walker.cpu + graph_.cpuLatency[u]) * kMargin); };
     walker.walkUp(
         ideal, grow,
         [&](std::int32_t sub) {
@@ -936,6 +960,16 @@ class LatticeDp {
           if (improved) close(best);
         },
         stats);
+  }
+
+  /// Whether a sub-ideal {u} ≠ I of one element u could be admitted (u is
+  /// not checked to be in I: a yes only costs the full walk).
+  template <typename Admits>
+  bool admitsAFirstElement(std::int32_t ideal, const Admits& admits) const {
+    const std::int32_t empty = lattice_.emptyIdeal();
+    for (std::int32_t child = lattice_.childBegin(empty); child < lattice_.childBegin(empty + 1); ++child)
+      if (child != ideal && admits(graph_.cpuLatency[lattice_.addedElement(child)] * kMargin)) return true;
+    return false;
   }
 
   /// A sub-ideal's stored value as a number; notes the block's load when
@@ -1109,6 +1143,9 @@ class LatticeDp {
   }
 
   double ratio_ = 0;
+  /// The whole graph fits one accelerator's memory: a block fits one
+  /// exactly when it has no super-node that cannot go to an accelerator.
+  bool sizeNeverBinds_ = false;
   std::vector<double> absorbable_;  ///< per number of CPU cores c: cpuAbsorbable(c, cut)
   /// With several threads: per ideal, whether its record is final.
   std::atomic<char>* done_ = nullptr;

@@ -17,7 +17,7 @@ shared=${DNNPLACE_SHARED:-$here/../shared}
 
 # libgfortran-12-dev and liblzma-dev: static archives the solver libraries
 # need when linked statically (CMake option DNNPLACE_STATIC_SOLVERS).
-packages=(build-essential cmake pkg-config nlohmann-json3-dev libcli11-dev
+packages=(build-essential cmake pkg-config nlohmann-json3-dev rapidjson-dev libcli11-dev
           coinor-libcbc-dev libscotch-dev libgfortran-12-dev liblzma-dev
           googletest libgtest-dev libbenchmark-dev graphviz time)
 

@@ -1,7 +1,8 @@
 #pragma once
 // Strict, crash-proof reading of JSON input files: a nesting guard before
-// nlohmann parses anything, and typed field access whose failures produce the
-// one-line "FILE: ELEMENT: FIELD …" messages users see.
+// anything is parsed, RapidJSON's reader building nlohmann trees, and typed
+// field access whose failures produce the one-line "FILE: ELEMENT: FIELD …"
+// messages users see.
 
 #include <cstddef>
 #include <cstdint>

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -56,13 +59,17 @@ class RandomJson {
       case 2: return std::to_string(static_cast<std::int64_t>(rng_()) >> pick(64));
       case 3: return std::to_string(rng_());  // past int64: unsigned
       case 4: {
-        static const char* numbers[] = {"0.1", "-0", "-2.5e-3", "1E10", "3.0", "17185374208.0", "1e-320"};
-        return numbers[pick(7)];
+        static const char* numbers[] = {"0.1", "-0", "-2.5e-3", "1E10", "3.0", "17185374208.0", "1e-320",
+                                        "-9223372036854775808", "-9223372036854775809", "18446744073709551615",
+                                        "18446744073709551616", "1e-400", "2.2250738585072011e-308",
+                                        "0.30000000000000004", "1.7976931348623157e308", "-0.0", "1e400"};
+        return numbers[pick(17)];
       }
       case 5: {
         static const char* strings[] = {"\"\"", "\"x\"", "\"tab\\there\"", "\"\\u00e9\\\"q\"",
-                                        "\"a long string that no small-string buffer holds\""};
-        return strings[pick(5)];
+                                        "\"a long string that no small-string buffer holds\"",
+                                        "\"\\ud83d\\ude00 \\/\\b\\f\\n\\r\\u0000\"", "\"caf\xc3\xa9\""};
+        return strings[pick(7)];
       }
       case 6: return array(depth);
       default: {
@@ -76,6 +83,67 @@ class RandomJson {
 
   std::mt19937_64 rng_;
 };
+
+/// Same tree, with the same JSON types (1, 1u and 1.0 are told apart).
+bool sameTree(const InputJson& a, const InputJson& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt)
+      if (it.key() != jt.key() || !sameTree(*it, *jt)) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!sameTree(a[i], b[i])) return false;
+    return true;
+  }
+  if (a.is_number_float()) return std::bit_cast<std::uint64_t>(a.get<double>()) == std::bit_cast<std::uint64_t>(b.get<double>());
+  return a == b;
+}
+
+// RapidJSON reads the text; the trees are nlohmann's. On random documents,
+// and on the same documents with one byte changed (mostly no longer JSON),
+// the tree is the one nlohmann's own parser builds, and a text one rejects
+// the other rejects too.
+TEST(JsonInput, ReadsAsNlohmannsParserOnRandomAndDamagedDocuments) {
+  int accepted = 0, rejected = 0;
+  std::mt19937_64 damage(7);
+  for (std::uint64_t seed = 1; seed <= 20000; ++seed) {
+    std::string text = RandomJson(seed).document();
+    if (seed % 2 == 0) {
+      static const char bytes[] = "{}[],:\"0-.eE+tfn \\u\x01\xff";
+      text[damage() % text.size()] = bytes[damage() % (sizeof bytes - 1)];
+    }
+    if (seed % 50 == 0) text = "\xEF\xBB\xBF" + text;  // a byte order mark, which both skip
+    SCOPED_TRACE("document: " + text);
+    std::optional<InputJson> theirs;
+    try {
+      theirs = InputJson::parse(text);
+    } catch (const InputJson::exception&) {
+    }
+    std::string error;
+    const auto ours = json_input::parseDocument(text, "d.json", &error);
+    // One known difference: RapidJSON refuses any exponent past 308, even
+    // on a zero ("0e400"), which nlohmann read as 0.
+    if (const auto at = error.find("number overflow parsing '"); !ours && theirs && at != std::string::npos) {
+      EXPECT_EQ(std::strtod(error.c_str() + at + 25, nullptr), 0.0) << error;
+      continue;
+    }
+    ASSERT_EQ(ours.has_value(), theirs.has_value()) << error;
+    if (!ours) {
+      ++rejected;
+      EXPECT_EQ(error.rfind("d.json: ", 0), 0u) << error;
+      EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+      continue;
+    }
+    ++accepted;
+    EXPECT_TRUE(sameTree(**ours, *theirs)) << (*ours)->dump() << "\n" << theirs->dump();
+  }
+  EXPECT_GT(accepted, 8000);
+  EXPECT_GT(rejected, 5000);
+}
 
 struct Streamed {
   std::vector<std::vector<std::string>> elements{2};  ///< dumps, per field, of the last array seen

@@ -201,7 +201,8 @@ class alignas(64) BlockWalker {
         fits_(graph.numSuperNodes),
         memberStamp_(graph.numSuperNodes, 0),
         exitStamp_(graph.hyperWeight.size(), 0),
-        exits_(graph.hyperWeight.size(), 0) {
+        exits_(graph.hyperWeight.size(), 0),
+        countStamp_(graph.hyperWeight.size(), 0) {
     for (int v = 0; v < graph.numSuperNodes; ++v)
       fits_[v] = graph.supportedOnFpga[v] && graph.size[v] <= memoryPerAccelerator;
   }
@@ -291,27 +292,59 @@ class alignas(64) BlockWalker {
     unsupported = notOnAccelerator = 0;
     mark(ideal);
     forEachElement(ideal, [&](int v) { add(v); });
-    upFrames_.clear();
-    if (stats) ++stats->blocksVisited;
-    visit(lattice_.emptyIdeal());
-    upFrames_.push_back({lattice_.emptyIdeal(), lattice_.childBegin(lattice_.emptyIdeal()), -1});
-    while (!upFrames_.empty()) {
-      UpFrame& frame = upFrames_.back();
-      if (frame.next < lattice_.childBegin(frame.ideal + 1)) {
-        const std::int32_t child = frame.next++;
-        const int u = lattice_.addedElement(child);
-        if (child == ideal || memberStamp_[u] != walkStamp_ || !grow(u)) continue;
-        remove(u);
-        if (stats) ++stats->blocksVisited;
-        visit(child);
-        upFrames_.push_back({child, lattice_.childBegin(child), u});
-      } else {
-        if (frame.added >= 0) add(frame.added);
-        upFrames_.pop_back();
-      }
-    }
+    climb(ideal, grow, visit, stats, [&](int u) { remove(u); }, [&](int u) { add(u); });
     // D is I again: empty it, leaving the hyperedge counters clean.
     forEachElement(ideal, [&](int v) { remove(v); });
+  }
+
+  /// walkUp, for a block D = I whose sums are known (`whole`: the table's
+  /// Work of I) instead of added up element by element: a hyperedge is
+  /// counted when an element leaving D first meets it, so a walk that takes
+  /// few elements into J costs little however large I is. Only when no block
+  /// can exceed an accelerator's memory: sizes are not kept, and a block fits
+  /// when none of its super-nodes is unsupported (none is too large).
+  template <typename Grow, typename Visit>
+  void walkUpFrom(std::int32_t ideal, const Work& whole, const Grow& grow, Visit&& visit, DpStats* stats) {
+    fitAccelerator = whole.acceleratorFit;
+    forcedCpu = whole.forcedCpu;
+    notOnAccelerator = unsupported = whole.notOnAccelerator;
+    fpga = whole.fpga;
+    cpu = whole.cpu;
+    communication = whole.crossing;
+    size = committed = 0;  // not kept (committed only serves walk)
+    mark(ideal);
+    if (++countWalk_ == 0) {  // wrapped: reset the stamps
+      std::fill(countStamp_.begin(), countStamp_.end(), 0);
+      countWalk_ = 1;
+    }
+    counted_.clear();
+    auto leave = [&](int v) {  // v leaves D for J
+      moveSums(v, -1);
+      for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+        const int h = graph_.incidence[i];
+        if (countStamp_[h] != countWalk_) {  // first met: none of its elements has left D yet
+          countStamp_[h] = countWalk_;
+          inside_[h] = elementsInMarkedIdeal(h);
+          counted_.push_back(h);
+        }
+        const int inside = inside_[h]--;
+        const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
+        if (inside == total) communication += graph_.hyperWeight[h];
+        if (inside == 1) communication -= graph_.hyperWeight[h];
+      }
+    };
+    auto rejoin = [&](int v) {  // v comes back to D (its hyperedges are counted)
+      moveSums(v, +1);
+      for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+        const int h = graph_.incidence[i];
+        const int inside = ++inside_[h];
+        const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
+        if (inside == 1) communication += graph_.hyperWeight[h];
+        if (inside == total) communication -= graph_.hyperWeight[h];
+      }
+    };
+    climb(ideal, grow, visit, stats, leave, rejoin);
+    for (int h : counted_) inside_[h] = 0;  // clean for the next walk
   }
 
   /// Calls visit(J, path) for every sub-ideal J ≠ I still alive under the
@@ -404,6 +437,45 @@ class alignas(64) BlockWalker {
     return exits_[h];
   }
 
+  /// The walk of walkUp and walkUpFrom: leave(u) as u goes from D to J,
+  /// rejoin(u) as it comes back.
+  template <typename Grow, typename Visit, typename Leave, typename Rejoin>
+  void climb(std::int32_t ideal, const Grow& grow, Visit&& visit, DpStats* stats, const Leave& leave,
+             const Rejoin& rejoin) {
+    upFrames_.clear();
+    if (stats) ++stats->blocksVisited;
+    visit(lattice_.emptyIdeal());
+    upFrames_.push_back({lattice_.emptyIdeal(), lattice_.childBegin(lattice_.emptyIdeal()), -1});
+    while (!upFrames_.empty()) {
+      UpFrame& frame = upFrames_.back();
+      if (frame.next < lattice_.childBegin(frame.ideal + 1)) {
+        const std::int32_t child = frame.next++;
+        const int u = lattice_.addedElement(child);
+        if (child == ideal || memberStamp_[u] != walkStamp_ || !grow(u)) continue;
+        leave(u);
+        if (stats) ++stats->blocksVisited;
+        visit(child);
+        upFrames_.push_back({child, lattice_.childBegin(child), u});
+      } else {
+        if (frame.added >= 0) rejoin(frame.added);
+        upFrames_.pop_back();
+      }
+    }
+  }
+
+  /// D's sums without hyperedges and size, as v joins (sign +1) or leaves (−1).
+  [[gnu::always_inline]] void moveSums(int v, int sign) {
+    if (fits_[v]) {
+      fitAccelerator += sign * graph_.fpgaLatency[v];
+    } else {
+      forcedCpu += sign * graph_.cpuLatency[v];
+      notOnAccelerator += sign;
+    }
+    fpga += sign * graph_.fpgaLatency[v];
+    cpu += sign * graph_.cpuLatency[v];
+    unsupported += graph_.supportedOnFpga[v] ? 0 : sign;
+  }
+
   [[gnu::always_inline]] void add(int v) {
     if (fits_[v]) {
       fitAccelerator += graph_.fpgaLatency[v];
@@ -476,6 +548,9 @@ class alignas(64) BlockWalker {
   std::vector<std::uint32_t> memberStamp_;  ///< == walkStamp_: in the walk's ideal
   std::vector<std::uint32_t> exitStamp_;    ///< == walkStamp_: exits_ is valid
   std::vector<char> exits_;
+  std::vector<std::uint32_t> countStamp_;  ///< == countWalk_: inside_ counted (walkUpFrom)
+  std::uint32_t countWalk_ = 0;
+  std::vector<int> counted_;
   std::vector<Frame> frames_;
   struct UpFrame {
     std::int32_t ideal, next, added;  ///< J, its next canonical child, the element J gained (-1: none)
@@ -658,7 +733,7 @@ class LatticeDp {
     ratio_ = latencyRatio(graph_);
     double totalSize = 0;
     for (int v = 0; v < graph_.numSuperNodes; ++v) totalSize += graph_.size[v];
-    sizeNeverBinds_ = totalSize <= memory_ * kMargin;
+    sizeNeverBinds_ = totalSize <= memory_;
     absorbable_.resize(states_.cpus + 1);
     for (int c = 0; c <= states_.cpus; ++c) absorbable_[c] = cpuAbsorbable(graph_, c, cut_);
     std::fill_n(&table_[0], stride_, 0.0);
@@ -939,27 +1014,28 @@ class LatticeDp {
       return;
     }
     auto grow = [&](int u) { return admits((whole.cpu - walker.cpu + graph_.cpuLatency[u]) * kMargin); };
-    walker.walkUp(
-        ideal, grow,
-        [&](std::int32_t sub) {
-          if (done_ && !done_[sub].load(std::memory_order_acquire)) waitFor(sub);
-          const double* previous = valuesOf(sub);
-          bool improved = false;
-          auto offer = [&](int s, double subValue, double load) {
-            const double candidate = std::max(subValueOf(subValue, load, &scratch.minInexactLoad[s]), load);
-            if (candidate < best[s]) {
-              best[s] = candidate;
-              improved = true;
-            }
-          };
-          if (walker.acceleratorFits()) {
-            const double load = walker.acceleratorLoad();
-            for (int s : scratch.upAcceleratorStates) offer(s, previous[s - step], load);
-          }
-          for (int s : scratch.upCpuStates) offer(s, previous[s - 1], walker.cpu);
-          if (improved) close(best);
-        },
-        stats);
+    auto visit = [&](std::int32_t sub) {
+      if (done_ && !done_[sub].load(std::memory_order_acquire)) waitFor(sub);
+      const double* previous = valuesOf(sub);
+      bool improved = false;
+      auto offer = [&](int s, double subValue, double load) {
+        const double candidate = std::max(subValueOf(subValue, load, &scratch.minInexactLoad[s]), load);
+        if (candidate < best[s]) {
+          best[s] = candidate;
+          improved = true;
+        }
+      };
+      if (walker.acceleratorFits()) {
+        const double load = walker.acceleratorLoad();
+        for (int s : scratch.upAcceleratorStates) offer(s, previous[s - step], load);
+      }
+      for (int s : scratch.upCpuStates) offer(s, previous[s - 1], walker.cpu);
+      if (improved) close(best);
+    };
+    if (sizeNeverBinds_)
+      walker.walkUpFrom(ideal, whole, grow, visit, stats);
+    else
+      walker.walkUp(ideal, grow, visit, stats);
   }
 
   /// Whether a sub-ideal {u} ≠ I of one element u could be admitted (u is

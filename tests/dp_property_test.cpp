@@ -321,7 +321,7 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
   std::mt19937_64 rng(20260429);
   int checked = 0, feasible = 0, infeasible = 0, withBackward = 0, withOrphans = 0, withCpus = 0,
       withUnsupported = 0, linearSeeds = 0;
-  while (checked < 1200) {
+  while (checked < 4000) {
     RandomGraph g = randomGraph(rng);
     std::string error;
     auto built = buildWorkload("random", g.machine, g.nodes, g.edges, &error);
@@ -388,13 +388,13 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
               "linear seeds %d\n",
               checked, feasible, infeasible, withBackward, withOrphans, withCpus, withUnsupported, linearSeeds);
   // The generator must actually cover the cases the DP handles.
-  EXPECT_GE(feasible, 600);
-  EXPECT_GE(infeasible, 30);
-  EXPECT_GE(withBackward, 300);
-  EXPECT_GE(withOrphans, 60);
-  EXPECT_GE(withCpus, 500);
-  EXPECT_GE(withUnsupported, 300);
-  EXPECT_GE(linearSeeds, 500);
+  EXPECT_GE(feasible, 2000);
+  EXPECT_GE(infeasible, 100);
+  EXPECT_GE(withBackward, 1000);
+  EXPECT_GE(withOrphans, 200);
+  EXPECT_GE(withCpus, 1600);
+  EXPECT_GE(withUnsupported, 1000);
+  EXPECT_GE(linearSeeds, 1600);
 }
 
 TEST(DpProperty, DpLinearIsOptimalOnChains) {

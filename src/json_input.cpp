@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
@@ -107,8 +108,10 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
 
   /// A number no double holds ("1e400"), if that stopped the parse.
   const std::string& overflow() const { return overflow_; }
-  /// Whether a lone surrogate escape stopped the parse.
-  bool loneSurrogate() const { return loneSurrogate_; }
+  /// Whether a string that is not UTF-8 stopped the parse.
+  bool badString() const { return badString_; }
+  /// Whether nesting deeper than kMaxNesting stopped the parse.
+  bool tooDeep() const { return tooDeep_; }
 
   bool Null() { return scalar([](Dom& d) { return d.null(); }); }
   bool Bool(bool v) { return scalar([v](Dom& d) { return d.boolean(v); }); }
@@ -152,14 +155,42 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
   }
 
  private:
-  /// RapidJSON turns an escaped lone UTF-16 surrogate ("\udc00") into
-  /// bytes that are not UTF-8 (ED A0..BF ..): refused, as nlohmann does.
+  /// Strings are checked here rather than by RapidJSON (whose check costs
+  /// more than its parse): well-formed UTF-8, which also refuses the bytes
+  /// RapidJSON makes of an escaped lone UTF-16 surrogate ("\\udc00"), as
+  /// nlohmann did.
   bool wholeCodePoints(const char* text, std::size_t length) {
-    for (std::size_t i = 0; i + 1 < length; ++i)
-      if (static_cast<unsigned char>(text[i]) == 0xED && static_cast<unsigned char>(text[i + 1]) >= 0xA0) {
-        loneSurrogate_ = true;
-        return false;
+    if (validUtf8(reinterpret_cast<const unsigned char*>(text), length)) return true;
+    badString_ = true;
+    return false;
+  }
+  static bool validUtf8(const unsigned char* s, std::size_t n) {
+    std::size_t i = 0;
+    while (i < n) {
+      if (i + 8 <= n) {  // eight ASCII bytes at a time
+        std::uint64_t word;
+        std::memcpy(&word, s + i, 8);
+        if ((word & 0x8080808080808080ull) == 0) {
+          i += 8;
+          continue;
+        }
       }
+      const unsigned c = s[i];
+      if (c < 0x80) {
+        ++i;
+        continue;
+      }
+      const std::size_t length = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+      if (length == 0 || i + length > n) return false;
+      for (std::size_t k = 1; k < length; ++k)
+        if ((s[i + k] & 0xC0) != 0x80) return false;
+      const unsigned next = s[i + 1];
+      if ((c == 0xE0 && next < 0xA0) || (c == 0xF0 && next < 0x90) ||  // overlong
+          (c == 0xED && next >= 0xA0) ||                                // a UTF-16 surrogate
+          (c == 0xF4 && next >= 0x90))                                  // past U+10FFFF
+        return false;
+      i += length;
+    }
     return true;
   }
   bool key(string_t& name) {
@@ -220,6 +251,11 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
 
   template <class Event>
   bool open(bool array, Event&& event) {
+    // Unbounded nesting would cost memory in proportion; our formats need 4 levels.
+    if (++nesting_ > kMaxNesting) {
+      tooDeep_ = true;
+      return false;
+    }
     switch (mode_) {
       case Mode::Root:
         if (array && depth_ == 1 && pendingField_ != kNone) {
@@ -248,6 +284,7 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
 
   template <class Event>
   bool close(Event&& event) {
+    --nesting_;
     switch (mode_) {
       case Mode::Root:
         --depth_;
@@ -279,7 +316,9 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
   InputJson element_;
   std::optional<Dom> elementDom_;
   std::string overflow_;
-  bool loneSurrogate_ = false;
+  bool badString_ = false;
+  bool tooDeep_ = false;
+  int nesting_ = 0;  ///< arrays and objects open, streamed or not
 };
 
 /// Line and column (from 1) of a byte offset, for messages.
@@ -300,36 +339,12 @@ Document::~Document() {
 
 std::optional<Document> parseDocument(std::string_view text, const std::string& name,
                                       std::string* error, const StreamedArrays* streamed) {
-  // Scan nesting outside strings first: the tree would hold every level.
-  int depth = 0;
-  bool inString = false, escaped = false, nonBlank = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    // The parser reads a NUL byte as the end: what follows would go unread.
-    if (c == '\0') {
-      *error = name + ": invalid JSON at byte " + std::to_string(i) + ": a NUL byte";
-      return std::nullopt;
-    }
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') inString = false;
-      continue;
-    }
-    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') nonBlank = true;
-    if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxNesting) {
-        *error = name + ": invalid JSON at byte " + std::to_string(i) + ": nested deeper than " +
-                 std::to_string(kMaxNesting) + " levels";
-        return std::nullopt;
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
+  // The parser would read a NUL byte as the end: what follows would go unread.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    *error = name + ": invalid JSON at byte " + std::to_string(nul) + ": a NUL byte";
+    return std::nullopt;
   }
-  if (!nonBlank) {
+  if (text.find_first_not_of(" \n\r\t") == std::string_view::npos) {
     *error = name + ": empty file (expected a JSON object)";
     return std::nullopt;
   }
@@ -344,8 +359,7 @@ std::optional<Document> parseDocument(std::string_view text, const std::string& 
     TreeBuilder builder(root, arena.get(), streamed ? *streamed : kNone);
     rapidjson::MemoryStream stream(text.data() + start, text.size() - start);
     rapidjson::Reader reader;
-    constexpr unsigned kFlags =
-        rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
+    constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag;
     const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
     if (!result.IsError()) return Document(std::move(arena), std::move(root));
     const std::size_t at = start + result.Offset();
@@ -356,9 +370,13 @@ std::optional<Document> parseDocument(std::string_view text, const std::string& 
       const std::size_t end = text.find_first_not_of("+-.0123456789eE", at);
       number = std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
     }
-    if (builder.loneSurrogate()) {
+    if (builder.tooDeep()) {
+      const std::size_t bracket = at > 0 ? at - 1 : 0;  // the stop comes just after it
+      *error = name + ": invalid JSON at byte " + std::to_string(bracket) + ": nested deeper than " +
+               std::to_string(kMaxNesting) + " levels";
+    } else if (builder.badString()) {
       *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
-               ": a \\u escape in the string before here is a lone UTF-16 surrogate";
+               ": the string ending here is not UTF-8 (or escapes a lone UTF-16 surrogate)";
     } else if (!number.empty()) {
       *error = name + ": invalid JSON at byte " + std::to_string(numberAt) + ": " + lineAndColumn(text, numberAt) +
                ": number overflow parsing '" + printable(number) + "'";

@@ -1,6 +1,6 @@
 #pragma once
-// Strict, crash-proof reading of JSON input files: a nesting guard before
-// anything is parsed, RapidJSON's reader building nlohmann trees, and typed
+// Strict, crash-proof reading of JSON input files: RapidJSON's reader
+// building nlohmann trees (nesting bounded, strings checked), and typed
 // field access whose failures produce the one-line "FILE: ELEMENT: FIELD …"
 // messages users see.
 
@@ -109,7 +109,7 @@ class Document {
   InputJson root_;
 };
 
-/// Deeper nesting than this is rejected before parsing: our formats need 4
+/// Deeper nesting than this is rejected as it is met: our formats need 4
 /// levels, and unbounded nesting would cost memory proportional to its depth.
 inline constexpr int kMaxNesting = 64;
 

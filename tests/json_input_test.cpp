@@ -145,6 +145,38 @@ TEST(JsonInput, ReadsAsNlohmannsParserOnRandomAndDamagedDocuments) {
   EXPECT_GT(rejected, 5000);
 }
 
+// Strings are checked for UTF-8 by us, not by RapidJSON: each sequence
+// below, inside a string, is accepted or refused exactly as nlohmann did.
+TEST(JsonInput, StringsAreUtf8AsNlohmannReadThem) {
+  const std::vector<std::string> sequences = {
+      "plain", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",  // valid
+      "\\ud83d\\ude00", "\\u00e9", "12345678\xc3\xa9" "xyz12345",                          // valid
+      "\x80", "\xbf", "\xc0\xaf", "\xc1\xbf", "\xc3", "\xc3\x28", "\xe0\x80\xaf",          // invalid
+      "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80",
+      "\xf5\x80\x80\x80", "\xff", "\xe2\x82", "abcdefg\xe2\x82",
+      "\\udc00", "\\ud800", "\\ud800x", "\\ud800\\u0041",                                 // lone surrogates
+      "tab\there", "nl\nhere"};                                                                // raw control bytes
+  int accepted = 0, refused = 0;
+  for (const std::string& sequence : sequences) {
+    for (const std::string& text : {"{\"a\": \"" + sequence + "\"}", "{\"" + sequence + "\": 1}"}) {
+      SCOPED_TRACE("document: " + text);
+      bool theirs = true;
+      try {
+        const InputJson parsed = InputJson::parse(text);
+        theirs = !parsed.is_discarded();
+      } catch (const InputJson::exception&) {
+        theirs = false;
+      }
+      std::string error;
+      const bool ours = json_input::parseDocument(text, "d.json", &error).has_value();
+      EXPECT_EQ(ours, theirs) << error;
+      (ours ? accepted : refused) += 1;
+    }
+  }
+  EXPECT_EQ(accepted, 16);
+  EXPECT_EQ(refused, 44);
+}
+
 struct Streamed {
   std::vector<std::vector<std::string>> elements{2};  ///< dumps, per field, of the last array seen
   std::vector<int> starts = {0, 0};

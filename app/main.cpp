@@ -335,7 +335,7 @@ int main(int argc, char** argv) {
   solveCmd->add_option("--time-limit", solveArgs.options.timeLimitSeconds, "seconds")
       ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
   solveArgs.options.threads = defaultThreads();
-  solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads for dp (default: this machine's cores)")
+  solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
       ->check(CLI::Range(1, 256))->capture_default_str();
   solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")
       ->check(kNonNegativeInteger)->capture_default_str();
@@ -419,7 +419,7 @@ int main(int argc, char** argv) {
   cmpCmd->add_option("--time-limit", cmpArgs.options.timeLimitSeconds, "seconds per method run")
       ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
   cmpArgs.options.threads = defaultThreads();
-  cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads for dp (default: this machine's cores)")
+  cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
       ->check(CLI::Range(1, 256))->capture_default_str();
   cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")
       ->check(kNonNegativeInteger)->capture_default_str();

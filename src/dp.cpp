@@ -176,6 +176,7 @@ struct DpStats {
 
 struct DpLimits {
   Clock::time_point deadline = Clock::time_point::max();
+  Clock::duration threadStart{0};  ///< the other threads join once a run has taken this long
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const std::string&)> progress;
 };
@@ -613,8 +614,17 @@ class LatticeDp {
     std::atomic<std::int32_t> next{1};
     // Why the threads stop early, if they do (one store; read by all).
     std::atomic<DpRun> stop{DpRun::Complete};
-    auto lastReport = Clock::now();
-    auto work = [&](int t) {
+    // The other threads join once this run has taken limits.threadStart:
+    // on these 2-core VMs a thread costs ~0.5 ms to start and warm up, and
+    // runs of 15 ms or less (BERT's operator graphs) went slower with two.
+    const auto started = Clock::now();
+    auto lastReport = started;
+    std::vector<std::thread> pool;
+    std::function<void(int)> work;
+    auto startOthers = [&] {
+      for (int other = 1; other < threads; ++other) pool.emplace_back(work, other);
+    };
+    work = [&](int t) {
       constexpr std::int32_t kChunk = 4;  // ideals differ a lot in cost: hand them out finely
       std::int32_t sinceCheck = 0;
       for (;;) {
@@ -633,14 +643,14 @@ class LatticeDp {
         // A thread only ever waits for ideals already handed out, which
         // their threads finish before they look at `stop`: no one is left waiting.
         if (stop.load() != DpRun::Complete) return;
+        if (t == 0 && pool.empty() && threads > 1 && now - started >= limits.threadStart) startOthers();
         if (t == 0 && limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
           lastReport = now;
           limits.progress("dp: " + std::to_string(last) + " of " + std::to_string(numIdeals) + " ideals done");
         }
       }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    if (threads > 1 && limits.threadStart <= Clock::duration::zero()) startOthers();
     work(0);
     for (auto& thread : pool) thread.join();
     done_ = nullptr;
@@ -1634,6 +1644,8 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     DpLimits dpLimits;
     dpLimits.deadline = deadline;
     dpLimits.interrupt = options.interrupt;
+    dpLimits.threadStart = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(std::max(0.0, options.threadStartSeconds)));
     if (options.progress) {
       dpLimits.progress = [&](const std::string& line) {
         options.progress(line + (probe ? " (probing below " + formatNumber(target) + ")" : "") +

@@ -218,6 +218,7 @@ TEST(DpBehaviour, ThreadsDoNotChangeTheAnswerAndProgressIsReported) {
   ASSERT_EQ(single.status, SolveStatus::Optimal) << single.message;
   SolveOptions two;
   two.threads = 2;
+  two.threadStartSeconds = 0;  // share from the start, however short the run
   std::vector<std::string> lines;
   two.progress = [&](const std::string& line) { lines.push_back(line); };
   const SolveOutcome parallel = solve(w, "dp", two);
@@ -242,6 +243,7 @@ TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
         ASSERT_EQ(single.status, SolveStatus::Optimal) << single.message;
         SolveOptions two;
         two.threads = 2;
+        two.threadStartSeconds = 0;  // share from the start, however short the run
         const SolveOutcome parallel = solve(w, "dp", two);
         ASSERT_EQ(parallel.status, SolveStatus::Optimal) << parallel.message;
         EXPECT_DOUBLE_EQ(parallel.objective, single.objective);

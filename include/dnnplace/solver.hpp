@@ -33,6 +33,10 @@ struct SolveOptions {
   Objective objective = Objective::Throughput;
   double timeLimitSeconds = 60;
   int threads = 1;
+  /// DP: the other threads join a DP run once it has taken this long (a
+  /// thread costs about 0.5 ms to start and warm up here; shorter runs are
+  /// faster alone). 0: from the start.
+  double threadStartSeconds = 0.005;
   std::uint64_t seed = 1;
   int q = 1;                      ///< latency: subgraphs per accelerator
   bool diffMaxima = false;        ///< throughput: max FW + max BW

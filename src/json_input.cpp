@@ -363,22 +363,20 @@ std::optional<Document> parseDocument(std::string_view text, const std::string& 
     const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
     if (!result.IsError()) return Document(std::move(arena), std::move(root));
     const std::size_t at = start + result.Offset();
+    // Both a stop from our number check and RapidJSON's own point at the number's start.
     std::string number = builder.overflow();
-    std::size_t numberAt = at >= number.size() ? at - number.size() : 0;  // our check stops at the number's end
-    if (result.Code() == rapidjson::kParseErrorNumberTooBig) {  // RapidJSON's, at its start
-      numberAt = at;
+    if (result.Code() == rapidjson::kParseErrorNumberTooBig) {
       const std::size_t end = text.find_first_not_of("+-.0123456789eE", at);
       number = std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
     }
-    if (builder.tooDeep()) {
-      const std::size_t bracket = at > 0 ? at - 1 : 0;  // the stop comes just after it
-      *error = name + ": invalid JSON at byte " + std::to_string(bracket) + ": nested deeper than " +
+    if (builder.tooDeep()) {  // the offset is the bracket's: it is taken after its event
+      *error = name + ": invalid JSON at byte " + std::to_string(at) + ": nested deeper than " +
                std::to_string(kMaxNesting) + " levels";
     } else if (builder.badString()) {
       *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
-               ": the string ending here is not UTF-8 (or escapes a lone UTF-16 surrogate)";
+               ": the string just before here is not UTF-8 (or escapes a lone UTF-16 surrogate)";
     } else if (!number.empty()) {
-      *error = name + ": invalid JSON at byte " + std::to_string(numberAt) + ": " + lineAndColumn(text, numberAt) +
+      *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
                ": number overflow parsing '" + printable(number) + "'";
     } else {
       *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) + ": " +

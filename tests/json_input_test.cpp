@@ -177,6 +177,37 @@ TEST(JsonInput, StringsAreUtf8AsNlohmannReadThem) {
   EXPECT_EQ(refused, 44);
 }
 
+// Errors point at the byte where the fault starts, as they did before
+// RapidJSON read the input.
+TEST(JsonInput, ErrorsNameTheBytesOfTheFault) {
+  auto errorOf = [](const std::string& text) {
+    std::string error;
+    EXPECT_FALSE(json_input::parseDocument(text, "d.json", &error).has_value()) << text;
+    return error;
+  };
+  // A number past a double: RapidJSON's own check, and ours (10e308 passes RapidJSON's).
+  EXPECT_EQ(errorOf(R"({"a": 1e400})"), "d.json: invalid JSON at byte 6: line 1, column 7: number overflow parsing '1e400'");
+  EXPECT_EQ(errorOf(R"({"abcdefghijklmnop": 10e308})"),
+            "d.json: invalid JSON at byte 21: line 1, column 22: number overflow parsing '10e308'");
+  EXPECT_EQ(errorOf("{\n  \"a\": 100000000000000000000e300}"),
+            "d.json: invalid JSON at byte 9: line 2, column 8: number overflow parsing '100000000000000000000e300'");
+  // The bracket that opens level 65, also inside a streamed array.
+  EXPECT_EQ(errorOf(std::string(65, '[')), "d.json: invalid JSON at byte 64: nested deeper than 64 levels");
+  std::string error;
+  json_input::StreamedArrays streamed;
+  streamed.fields = {"nodes"};
+  streamed.start = [](std::size_t) {};
+  streamed.element = [](std::size_t, const InputJson&) {};
+  EXPECT_FALSE(json_input::parseDocument(R"({"nodes": [)" + std::string(63, '['), "d.json", &error, &streamed));
+  EXPECT_EQ(error, "d.json: invalid JSON at byte 73: nested deeper than 64 levels");
+  EXPECT_EQ(errorOf(std::string(64, '[') + std::string(64, ']') + "x"),
+            "d.json: invalid JSON at byte 128: line 1, column 129: The document root must not be followed by other values.");
+  EXPECT_EQ(errorOf(std::string("{\"a\": 1,\n \"b\": \"\xff\"}")),
+            "d.json: invalid JSON at byte 18: line 2, column 10: the string just before here is not UTF-8 (or escapes "
+            "a lone UTF-16 surrogate)");
+  EXPECT_EQ(errorOf(std::string("{\"a\": 1, \"b\": \0 2}", 18)), "d.json: invalid JSON at byte 14: a NUL byte");
+}
+
 struct Streamed {
   std::vector<std::vector<std::string>> elements{2};  ///< dumps, per field, of the last array seen
   std::vector<int> starts = {0, 0};

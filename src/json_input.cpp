@@ -195,7 +195,7 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
   }
   bool key(string_t& name) {
     if (mode_ == Mode::Element) return inElement([&](Dom& d) { return d.key(name); });
-    if (depth_ == 1) {  // a field of the top-level object
+    if (nesting_ == 1) {  // a field of the top-level object
       const auto& fields = streamed_.fields;
       const auto it = std::find(fields.begin(), fields.end(), std::string_view(name));
       pendingField_ = it == fields.end() ? kNone : static_cast<std::size_t>(it - fields.begin());
@@ -204,6 +204,8 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
   }
 
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  /// The nesting of a streamed array: a field of the top-level object.
+  static constexpr int kStreamedLevel = 2;
   /// Root: building the tree. Between: inside a streamed array, between its
   /// elements. Element: inside one of its elements, an array or object.
   enum class Mode { Root, Between, Element };
@@ -258,7 +260,7 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
     }
     switch (mode_) {
       case Mode::Root:
-        if (array && depth_ == 1 && pendingField_ != kNone) {
+        if (array && nesting_ == kStreamedLevel && pendingField_ != kNone) {
           // The tree keeps an empty array in its place.
           field_ = pendingField_;
           pendingField_ = kNone;
@@ -268,15 +270,12 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
           return true;
         }
         pendingField_ = kNone;
-        ++depth_;
         return inRoot(event);
       case Mode::Between:
         beginElement();
         mode_ = Mode::Element;
-        elementDepth_ = 1;
         return inElement(event);
       case Mode::Element:
-        ++elementDepth_;
         return inElement(event);
     }
     return false;
@@ -287,14 +286,13 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
     --nesting_;
     switch (mode_) {
       case Mode::Root:
-        --depth_;
         return inRoot(event);
       case Mode::Between:  // the streamed array ends
         mode_ = Mode::Root;
         return true;
       case Mode::Element:
         inElement(event);
-        if (--elementDepth_ == 0) {
+        if (nesting_ == kStreamedLevel) {  // back in the streamed array: the element is whole
           handOverElement();
           mode_ = Mode::Between;
         }
@@ -308,17 +306,15 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
   Dom rootDom_{root_};
   const StreamedArrays& streamed_;
   Mode mode_ = Mode::Root;
-  int depth_ = 0;  ///< arrays and objects open in the tree
   std::size_t pendingField_ = kNone;  ///< a streamed field whose value comes next
   std::size_t field_ = kNone;         ///< the streamed field being read
-  int elementDepth_ = 0;
   Arena elementArena_;
   InputJson element_;
   std::optional<Dom> elementDom_;
   std::string overflow_;
   bool badString_ = false;
   bool tooDeep_ = false;
-  int nesting_ = 0;  ///< arrays and objects open, streamed or not
+  int nesting_ = 0;  ///< arrays and objects open, streamed or not (the top level is 1)
 };
 
 /// Line and column (from 1) of a byte offset, for messages.

@@ -991,10 +991,10 @@ class LatticeDp {
       return false;
     };
     if (sizeNeverBinds_ && !admitsAFirstElement(ideal, admits)) {
-      // Only J = ∅ is met, so D = I, whose sums the table holds: the walk
-      // would add all of I's elements to D and remove them again for one
-      // block (with no CPU core, for every ideal: half of the DP's work on
-      // BERT-3's operator graph). The empty ideal's values are 0.
+      // Only J = ∅ is met, so D = I, whose sums the table holds (with no
+      // CPU core, for every ideal). Even beside walkUpFrom, which starts from
+      // those sums too, skipping the walk saves 2-4% of the DP's instructions
+      // on BERT-3's operator graphs. The empty ideal's values are 0.
       if (stats) ++stats->blocksVisited;
       bool improved = false;
       auto offer = [&](int s, double load) {

@@ -54,9 +54,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -182,6 +184,9 @@ struct DpLimits {
 };
 
 enum class DpRun { Complete, TimeLimit, Interrupted };
+
+/// Thrown in a thread that waits for an ideal after another thread failed.
+struct RunAbandoned {};
 
 /// Walks the sub-ideals J of one ideal I depth-first along lattice links,
 /// keeping the totals of the block D = I ∖ J up to date one super-node at a
@@ -607,16 +612,36 @@ class LatticeDp {
     const auto started = Clock::now();
     auto lastReport = started;
     std::vector<std::thread> pool;
+    // The first exception any thread throws (bad_alloc, a throwing progress
+    // callback, a thread that cannot start). The others give up the run, the
+    // pool is joined, and it is rethrown here: an exception left in a thread,
+    // or a joinable thread left behind, would end the process.
+    std::exception_ptr failure;
+    std::mutex failureMutex;
+    std::atomic<bool> abandoned{false};
     std::function<void(int)> work;
+    auto guarded = [&](int t) {
+      try {
+        work(t);
+      } catch (const RunAbandoned&) {
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failureMutex);
+        if (!failure) failure = std::current_exception();
+        abandoned.store(true);
+      }
+    };
     auto startOthers = [&] {
-      for (int other = 1; other < threads; ++other) pool.emplace_back(work, other);
+      for (int other = 1; other < threads; ++other) pool.emplace_back(guarded, other);
     };
     work = [&](int t) {
+      if (t == 0 && threads > 1 && limits.threadStart <= Clock::duration::zero()) startOthers();
       constexpr std::int32_t kChunk = 4;  // ideals differ a lot in cost: hand them out finely
       std::int32_t sinceCheck = 0;
       for (;;) {
         const std::int32_t first = next.fetch_add(kChunk, std::memory_order_relaxed);
-        if (first >= numIdeals || stop.load(std::memory_order_relaxed) != DpRun::Complete) return;
+        if (first >= numIdeals || stop.load(std::memory_order_relaxed) != DpRun::Complete ||
+            abandoned.load(std::memory_order_relaxed))
+          return;
         const std::int32_t last = std::min(numIdeals, first + kChunk);
         for (std::int32_t ideal = first; ideal < last; ++ideal) {
           relax(ideal, walkers[t], scratch[t], &threadStats[t]);
@@ -637,10 +662,12 @@ class LatticeDp {
         }
       }
     };
-    if (threads > 1 && limits.threadStart <= Clock::duration::zero()) startOthers();
-    work(0);
+    abandoned_ = &abandoned;
+    guarded(0);
     for (auto& thread : pool) thread.join();
     done_ = nullptr;
+    abandoned_ = nullptr;
+    if (failure) std::rethrow_exception(failure);
     for (const auto& s : threadStats) {
       stats->blocksVisited += s.blocksVisited;
       stats->memoryRejectedABlock = stats->memoryRejectedABlock || s.memoryRejectedABlock;
@@ -1222,8 +1249,12 @@ class LatticeDp {
   std::vector<double> absorbable_;  ///< per number of CPU cores c: cpuAbsorbable(c, cut)
   /// With several threads: per ideal, whether its record is final.
   std::atomic<char>* done_ = nullptr;
+  /// Set while threads share a run: whether one of them failed, so that the
+  /// ideal another waits for may never be finished.
+  const std::atomic<bool>* abandoned_ = nullptr;
   void waitFor(std::int32_t ideal) const {
     for (int spins = 0; !done_[ideal].load(std::memory_order_acquire); ++spins) {
+      if (abandoned_->load(std::memory_order_relaxed)) throw RunAbandoned{};
       if (spins < 64)
         __builtin_ia32_pause();
       else

@@ -77,9 +77,9 @@ bool sameObjective(double a, double b) {
   return std::fabs(a - b) <= 1e-6 * std::max({1e-12, std::fabs(a), std::fabs(b)});
 }
 
-SolveOutcome solve(const Workload& workload, const std::string& name,
-                   const SolveOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+/// solve() without its guard: runs the method and re-checks its plan.
+static SolveOutcome solveAndCheck(const Workload& workload, const std::string& name, const SolveOptions& options,
+                                  std::chrono::steady_clock::time_point start) {
   SolveOutcome outcome;
   const MethodInfo* method = findMethod(name);
   if (!method) {
@@ -98,18 +98,7 @@ SolveOutcome solve(const Workload& workload, const std::string& name,
                       " objective";
     return outcome;
   }
-  // Inner solvers may throw (bad_alloc, solver library errors): turn that into a status.
-  try {
-    outcome = method->run(workload, options);
-  } catch (const std::bad_alloc&) {
-    outcome = SolveOutcome{};
-    outcome.status = SolveStatus::NoSolution;
-    outcome.message = "ran out of memory";
-  } catch (const std::exception& e) {
-    outcome = SolveOutcome{};
-    outcome.status = SolveStatus::Error;
-    outcome.message = std::string("internal error: ") + e.what();
-  }
+  outcome = method->run(workload, options);
   outcome.method = name;
   if (outcome.seconds == 0)
     outcome.seconds =
@@ -154,6 +143,27 @@ SolveOutcome solve(const Workload& workload, const std::string& name,
                     ? std::max(0.0, (outcome.objective - outcome.lowerBound) / outcome.objective)
                     : 0.0;
   return outcome;
+}
+
+SolveOutcome solve(const Workload& workload, const std::string& name, const SolveOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  // The solvers and the re-check may throw (bad_alloc, solver library
+  // errors, in any thread of a method): a caller gets a status instead.
+  auto failed = [&](SolveStatus status, std::string message) {
+    SolveOutcome outcome;
+    outcome.method = name;
+    outcome.status = status;
+    outcome.message = std::move(message);
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return outcome;
+  };
+  try {
+    return solveAndCheck(workload, name, options, start);
+  } catch (const std::bad_alloc&) {
+    return failed(SolveStatus::NoSolution, "ran out of memory");
+  } catch (const std::exception& e) {
+    return failed(SolveStatus::Error, std::string("internal error: ") + e.what());
+  }
 }
 
 double trivialThroughputLowerBound(const Workload& workload) {

@@ -1,0 +1,122 @@
+// A DP run that fails part-way (here: an allocation that throws, in any of
+// its threads) must come back as a status, never end the process or hang.
+// This executable replaces the global operator new to make chosen
+// allocations throw; no other test shares it.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "dnnplace/generator.hpp"
+#include "dnnplace/ideal_lattice.hpp"
+#include "dnnplace/solver.hpp"
+
+namespace {
+
+/// Whether this thread is the one that called solve(); DP threads are not.
+thread_local bool isCaller = false;
+/// Allocations in other threads throw while this is set.
+std::atomic<bool> failOtherThreads{false};
+/// In the calling thread: allocations counted since arming, and the one that throws (0: none).
+std::atomic<std::int64_t> callerAllocations{0};
+std::atomic<std::int64_t> failCallerAllocation{0};
+std::atomic<bool> countCaller{false};
+
+bool shouldFail() {
+  if (isCaller) {
+    if (!countCaller.load(std::memory_order_relaxed)) return false;
+    const std::int64_t n = callerAllocations.fetch_add(1, std::memory_order_relaxed) + 1;
+    return n == failCallerAllocation.load(std::memory_order_relaxed);
+  }
+  return failOtherThreads.load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+// The replacements pair malloc with free; GCC, seeing both inlined into a
+// new-expression and its delete, takes them for a mismatch.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (shouldFail()) throw std::bad_alloc();
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
+
+namespace dnnplace {
+namespace {
+
+/// Large enough that two threads share the ideals (a few hundred or more).
+Workload sharedLattice() {
+  GeneratorOptions generator;
+  generator.shape = GraphShape::SeriesParallel;
+  generator.blocks = 2;
+  generator.width = 4;
+  generator.training = true;
+  generator.seed = 7;
+  return generateWorkload(generator);
+}
+
+SolveOptions twoThreadsFromTheStart() {
+  SolveOptions options;
+  options.threads = 2;
+  options.threadStartSeconds = 0;
+  return options;
+}
+
+TEST(DpFailure, AnAllocationFailingInTheOtherThreadIsReportedAsOutOfMemory) {
+  const Workload w = sharedLattice();
+  ASSERT_GE(countIdeals(w, 0).count, 512u);
+  isCaller = true;
+  const SolveOutcome healthy = solve(w, "dp", twoThreadsFromTheStart());
+  ASSERT_EQ(healthy.status, SolveStatus::Optimal) << healthy.message;
+
+  failOtherThreads = true;
+  const SolveOutcome failed = solve(w, "dp", twoThreadsFromTheStart());
+  failOtherThreads = false;
+  EXPECT_EQ(failed.status, SolveStatus::NoSolution);
+  EXPECT_EQ(failed.message, "ran out of memory");
+  EXPECT_FALSE(failed.placement);
+
+  // Nothing is left behind: the same solve afterwards is whole again.
+  const SolveOutcome again = solve(w, "dp", twoThreadsFromTheStart());
+  ASSERT_EQ(again.status, SolveStatus::Optimal) << again.message;
+  EXPECT_EQ(again.placement->deviceOf, healthy.placement->deviceOf);
+}
+
+TEST(DpFailure, EveryAllocationOfTheCallingThreadMayFailWhileTheOtherThreadRuns) {
+  const Workload w = sharedLattice();
+  isCaller = true;
+  callerAllocations = 0;
+  countCaller = true;
+  const SolveOutcome healthy = solve(w, "dp", twoThreadsFromTheStart());
+  countCaller = false;
+  ASSERT_EQ(healthy.status, SolveStatus::Optimal) << healthy.message;
+  const std::int64_t total = callerAllocations.load();
+  ASSERT_GT(total, 50);
+
+  // Failing each allocation in turn reaches the contraction, the lattice, the
+  // DP while the other thread works on it, the backtrack and the re-check.
+  for (std::int64_t k = 1; k <= total; ++k) {
+    SCOPED_TRACE("allocation " + std::to_string(k) + " of " + std::to_string(total));
+    callerAllocations = 0;
+    failCallerAllocation = k;
+    countCaller = true;
+    const SolveOutcome outcome = solve(w, "dp", twoThreadsFromTheStart());
+    countCaller = false;
+    failCallerAllocation = 0;
+    EXPECT_EQ(outcome.status, SolveStatus::NoSolution) << outcome.message;
+    EXPECT_EQ(outcome.message, "ran out of memory");
+    EXPECT_FALSE(outcome.placement);
+  }
+}
+
+}  // namespace
+}  // namespace dnnplace

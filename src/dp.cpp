@@ -2072,6 +2072,21 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     latency.objective = Objective::Latency;
     latency.q = options.q;
     const Evaluation evaluation = evaluate(workload, *outcome.placement, latency);
+    if (!evaluation.feasible) {
+      // Only q can bind here (memory is the DP's own constraint): on a
+      // training graph an accelerator runs its forward block, then later its
+      // backward twins, as two subgraphs.
+      int pieces = 0;
+      for (const DeviceReport& device : evaluation.devices) pieces = std::max(pieces, device.pieces);
+      SolveOutcome refused;
+      refused.status = SolveStatus::InvalidInput;
+      refused.message = "its latency mode reports the latency of the max-load-optimal contiguous plan, and in that plan " +
+                        evaluation.violations.front() +
+                        " (on a training graph: a forward block, then its backward twins): pass --q " +
+                        std::to_string(pieces) + ", or use --method greedy or milp for a latency plan with q = " +
+                        std::to_string(options.q);
+      return refused;
+    }
     outcome.message = std::string(outcome.status == SolveStatus::Optimal
                                       ? "latency of the max-load-optimal contiguous plan (max-load "
                                       : "latency of the DP's best contiguous plan so far (max-load ") +

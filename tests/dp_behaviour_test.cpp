@@ -211,6 +211,32 @@ TEST(DpBehaviour, DiffMaximaIsRefusedAndLatencyIsThePlansLatency) {
   EXPECT_EQ(outcome.placement->deviceOf, throughput.placement->deviceOf);
 }
 
+TEST(DpBehaviour, LatencyOfATrainingPlanNamesTheSubgraphsItNeeds) {
+  // On a training graph an accelerator of the max-load plan runs its forward
+  // block and, after later devices, the backward twins: two subgraphs. With
+  // q = 1 that plan was handed to the re-check and came back as an internal error.
+  const Workload w = seriesParallel(2, 3, true, 3);
+  SolveOptions latency;
+  latency.objective = Objective::Latency;
+  const SolveOutcome refused = solve(w, "dp", latency);
+  EXPECT_EQ(refused.status, SolveStatus::InvalidInput);
+  EXPECT_FALSE(refused.placement);
+  EXPECT_NE(refused.message.find("accelerator 0 runs 2 contiguous subgraphs, more than q = 1"), std::string::npos)
+      << refused.message;
+  EXPECT_NE(refused.message.find("pass --q 2"), std::string::npos) << refused.message;
+
+  latency.q = 2;
+  const SolveOutcome two = solve(w, "dp", latency);
+  ASSERT_EQ(two.status, SolveStatus::Feasible) << two.message;
+  EvaluateOptions evaluateLatency;
+  evaluateLatency.objective = Objective::Latency;
+  evaluateLatency.q = 2;
+  const Evaluation evaluation = evaluate(w, *two.placement, evaluateLatency);
+  ASSERT_TRUE(evaluation.feasible);
+  EXPECT_DOUBLE_EQ(two.objective, evaluation.objective);
+  EXPECT_EQ(two.placement->deviceOf, solve(w, "dp", SolveOptions{}).placement->deviceOf);
+}
+
 TEST(DpBehaviour, ThreadsDoNotChangeTheAnswerAndProgressIsReported) {
   const Workload w = seriesParallel(3, 5, true);
   SolveOptions one;

@@ -19,8 +19,9 @@ namespace {
 
 /// Whether this thread is the one that called solve(); DP threads are not.
 thread_local bool isCaller = false;
-/// Allocations in other threads throw while this is set.
+/// Allocations in other threads throw while this is set; they are counted.
 std::atomic<bool> failOtherThreads{false};
+std::atomic<std::int64_t> otherAllocations{0};
 /// In the calling thread: allocations counted since arming, and the one that throws (0: none).
 std::atomic<std::int64_t> callerAllocations{0};
 std::atomic<std::int64_t> failCallerAllocation{0};
@@ -32,7 +33,9 @@ bool shouldFail() {
     const std::int64_t n = callerAllocations.fetch_add(1, std::memory_order_relaxed) + 1;
     return n == failCallerAllocation.load(std::memory_order_relaxed);
   }
-  return failOtherThreads.load(std::memory_order_relaxed);
+  if (!failOtherThreads.load(std::memory_order_relaxed)) return false;
+  otherAllocations.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 }  // namespace
@@ -78,12 +81,24 @@ TEST(DpFailure, AnAllocationFailingInTheOtherThreadIsReportedAsOutOfMemory) {
   const SolveOutcome healthy = solve(w, "dp", twoThreadsFromTheStart());
   ASSERT_EQ(healthy.status, SolveStatus::Optimal) << healthy.message;
 
-  failOtherThreads = true;
-  const SolveOutcome failed = solve(w, "dp", twoThreadsFromTheStart());
-  failOtherThreads = false;
-  EXPECT_EQ(failed.status, SolveStatus::NoSolution);
-  EXPECT_EQ(failed.message, "ran out of memory");
-  EXPECT_FALSE(failed.placement);
+  // The other thread may, on a busy machine, start only once the caller has
+  // done every ideal; such a run proves nothing and is tried again.
+  int failedRuns = 0;
+  for (int attempt = 0; attempt < 50 && failedRuns < 3; ++attempt) {
+    otherAllocations = 0;
+    failOtherThreads = true;
+    const SolveOutcome failed = solve(w, "dp", twoThreadsFromTheStart());
+    failOtherThreads = false;
+    if (otherAllocations == 0) {
+      EXPECT_EQ(failed.status, SolveStatus::Optimal) << failed.message;
+      continue;
+    }
+    ++failedRuns;
+    EXPECT_EQ(failed.status, SolveStatus::NoSolution);
+    EXPECT_EQ(failed.message, "ran out of memory");
+    EXPECT_FALSE(failed.placement);
+  }
+  EXPECT_EQ(failedRuns, 3);
 
   // Nothing is left behind: the same solve afterwards is whole again.
   const SolveOutcome again = solve(w, "dp", twoThreadsFromTheStart());
@@ -104,6 +119,9 @@ TEST(DpFailure, EveryAllocationOfTheCallingThreadMayFailWhileTheOtherThreadRuns)
 
   // Failing each allocation in turn reaches the contraction, the lattice, the
   // DP while the other thread works on it, the backtrack and the re-check.
+  // How many allocations fall to the caller depends on how the two threads
+  // share the ideals: a run that ends before its k-th must be whole.
+  std::int64_t failures = 0;
   for (std::int64_t k = 1; k <= total; ++k) {
     SCOPED_TRACE("allocation " + std::to_string(k) + " of " + std::to_string(total));
     callerAllocations = 0;
@@ -112,10 +130,17 @@ TEST(DpFailure, EveryAllocationOfTheCallingThreadMayFailWhileTheOtherThreadRuns)
     const SolveOutcome outcome = solve(w, "dp", twoThreadsFromTheStart());
     countCaller = false;
     failCallerAllocation = 0;
+    if (callerAllocations < k) {
+      ASSERT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
+      EXPECT_EQ(outcome.placement->deviceOf, healthy.placement->deviceOf);
+      continue;
+    }
+    ++failures;
     EXPECT_EQ(outcome.status, SolveStatus::NoSolution) << outcome.message;
     EXPECT_EQ(outcome.message, "ran out of memory");
     EXPECT_FALSE(outcome.placement);
   }
+  EXPECT_GE(failures, total * 9 / 10);
 }
 
 }  // namespace

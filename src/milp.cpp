@@ -36,6 +36,22 @@ namespace dnnplace {
 
 namespace {
 
+/// CLP and CBC are not exception-safe: when an allocation fails inside one
+/// of their calls, the object can be left with a pointer already freed, and
+/// its destructor then frees it again (seen by failing operator new in turn:
+/// ~CoinIndexedVector inside ~ClpSimplex, from ~CbcModel). Such an object is
+/// leaked instead of destroyed, so the caller gets "ran out of memory", not a
+/// crash.
+template <class T, class Call>
+decltype(auto) leakingOnThrow(std::unique_ptr<T>& object, Call&& call) {
+  try {
+    return std::forward<Call>(call)();
+  } catch (...) {
+    (void)object.release();
+    throw;
+  }
+}
+
 using Clock = std::chrono::steady_clock;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -340,18 +356,20 @@ class ModelBuilder {
     for (int r = 0; r < numRows(); ++r) lengths[r] = rowStart_[r + 1] - rowStart_[r];
     CoinPackedMatrix matrix(false, numColumns(), numRows(), rowStart_.back(), rowValues_.data(),
                             rowColumns_.data(), rowStart_.data(), lengths.data());
-    auto solver = std::make_unique<OsiClpSolverInterface>();
-    solver->messageHandler()->setLogLevel(0);
     std::vector<double> lower(lower_), upper(upper_);
     for (auto& u : upper)
       if (u == kInfinity) u = COIN_DBL_MAX;
-    solver->loadProblem(matrix, lower.data(), upper.data(), objective_.data(), rowLower_.data(),
-                        rowUpper_.data());
-    for (int c = 0; c < numColumns(); ++c) {
-      if (integer_[c]) solver->setInteger(c);
-      solver->setColName(c, names_[c]);
-    }
-    for (int r = 0; r < numRows(); ++r) solver->setRowName(r, rowNames_[r]);
+    auto solver = std::make_unique<OsiClpSolverInterface>();
+    leakingOnThrow(solver, [&] {
+      solver->messageHandler()->setLogLevel(0);
+      solver->loadProblem(matrix, lower.data(), upper.data(), objective_.data(), rowLower_.data(),
+                          rowUpper_.data());
+      for (int c = 0; c < numColumns(); ++c) {
+        if (integer_[c]) solver->setInteger(c);
+        solver->setColName(c, names_[c]);
+      }
+      for (int r = 0; r < numRows(); ++r) solver->setRowName(r, rowNames_[r]);
+    });
     return solver;
   }
 
@@ -853,54 +871,58 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      const std::vector<std::pair<int, double>>& integers,
                                      double seconds, double* objective) {
   std::unique_ptr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
-  lp->getModelPtr()->setMaximumWallSeconds(seconds);
-  for (const auto& [column, value] : integers) {
-    lp->setColLower(column, value);
-    lp->setColUpper(column, value);
-  }
-  for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
-  lp->messageHandler()->setLogLevel(0);
-  lp->initialSolve();
-  if (!lp->isProvenOptimal()) return {};
-  *objective = lp->getObjValue();
-  return {lp->getColSolution(), lp->getColSolution() + lp->getNumCols()};
+  return leakingOnThrow(lp, [&]() -> std::vector<double> {
+    lp->getModelPtr()->setMaximumWallSeconds(seconds);
+    for (const auto& [column, value] : integers) {
+      lp->setColLower(column, value);
+      lp->setColUpper(column, value);
+    }
+    for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
+    lp->messageHandler()->setLogLevel(0);
+    lp->initialSolve();
+    if (!lp->isProvenOptimal()) return {};
+    *objective = lp->getObjValue();
+    return {lp->getColSolution(), lp->getColSolution() + lp->getNumCols()};
+  });
 }
 
 CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start,
                  double startObjective, const SolveOptions& options, Clock::time_point began) {
   CbcResult result;
   const double remaining = std::max(0.5, options.timeLimitSeconds - secondsSince(began));
-  CbcModel model(solver);
-  model.setLogLevel(0);
-  model.messageHandler()->setLogLevel(0);
-  model.solver()->messageHandler()->setLogLevel(0);
-  model.setUseElapsedTime(true);
-  model.setMaximumSeconds(remaining);
-  model.setAllowableFractionGap(options.relativeGap);
-  model.setAllowableGap(1e-9);
-  CbcStrategyDefault strategy(1, 5, 5);
-  model.setStrategy(strategy);
-  StopHandler handler(&options, began, options.timeLimitSeconds);
-  model.passInEventHandler(&handler);
-  if (!start.empty())
-    model.setBestSolution(start.data(), static_cast<int>(start.size()), startObjective, true);
-  model.branchAndBound();
+  auto model = std::make_unique<CbcModel>(solver);
+  leakingOnThrow(model, [&] {
+    model->setLogLevel(0);
+    model->messageHandler()->setLogLevel(0);
+    model->solver()->messageHandler()->setLogLevel(0);
+    model->setUseElapsedTime(true);
+    model->setMaximumSeconds(remaining);
+    model->setAllowableFractionGap(options.relativeGap);
+    model->setAllowableGap(1e-9);
+    CbcStrategyDefault strategy(1, 5, 5);
+    model->setStrategy(strategy);
+    StopHandler handler(&options, began, options.timeLimitSeconds);
+    model->passInEventHandler(&handler);
+    if (!start.empty())
+      model->setBestSolution(start.data(), static_cast<int>(start.size()), startObjective, true);
+    model->branchAndBound();
 
-  // An LP that hit the wall-clock limit inside CBC leaves its bound unproven.
-  const bool abandoned = model.isAbandoned();
-  result.provenInfeasible = !abandoned && model.isProvenInfeasible() && !model.bestSolution();
-  result.provenOptimal = !abandoned && model.isProvenOptimal() && model.bestSolution();
-  // Stopped before any node was processed (inside the root's cut or
-  // heuristic passes), CBC may report the incumbent as its bound: only
-  // trust its bound once the search tree exists or the search finished.
-  const bool boundProven = !abandoned && (result.provenOptimal || model.getNodeCount() > 0);
-  result.bound = boundProven ? model.getBestPossibleObjValue() : -kInfinity;
-  if (abandoned) result.note = "CBC abandoned the search (an LP hit the time limit)";
-  if (model.bestSolution()) {
-    result.hasSolution = true;
-    result.solution.assign(model.bestSolution(), model.bestSolution() + model.getNumCols());
-  }
-  if (model.isSecondsLimitReached() && result.note.empty()) result.note = "time limit reached";
+    // An LP that hit the wall-clock limit inside CBC leaves its bound unproven.
+    const bool abandoned = model->isAbandoned();
+    result.provenInfeasible = !abandoned && model->isProvenInfeasible() && !model->bestSolution();
+    result.provenOptimal = !abandoned && model->isProvenOptimal() && model->bestSolution();
+    // Stopped before any node was processed (inside the root's cut or
+    // heuristic passes), CBC may report the incumbent as its bound: only
+    // trust its bound once the search tree exists or the search finished.
+    const bool boundProven = !abandoned && (result.provenOptimal || model->getNodeCount() > 0);
+    result.bound = boundProven ? model->getBestPossibleObjValue() : -kInfinity;
+    if (abandoned) result.note = "CBC abandoned the search (an LP hit the time limit)";
+    if (model->bestSolution()) {
+      result.hasSolution = true;
+      result.solution.assign(model->bestSolution(), model->bestSolution() + model->getNumCols());
+    }
+    if (model->isSecondsLimitReached() && result.note.empty()) result.note = "time limit reached";
+  });
   return result;
 }
 
@@ -1108,17 +1130,19 @@ SolveOutcome solveMilpOn(const Workload& w, const SolveOptions& options) {
       for (int c = 0; c < solver->getNumCols(); ++c) columnNames.push_back(solver->getColName(c));
       std::vector<char> integerType(solver->getNumCols());
       for (int c = 0; c < solver->getNumCols(); ++c) integerType[c] = solver->isInteger(c) ? 1 : 0;
-      CoinMpsIO writer;
-      writer.messageHandler()->setLogLevel(0);
+      auto writer = std::make_unique<CoinMpsIO>();
+      writer->messageHandler()->setLogLevel(0);
       // The char* overload: CoinUtils 2.11's std::vector<std::string> one leaks the names.
       std::vector<const char*> rowPointers, columnPointers;
       for (const auto& text : rowNames) rowPointers.push_back(text.c_str());
       for (const auto& text : columnNames) columnPointers.push_back(text.c_str());
-      writer.setMpsData(*solver->getMatrixByCol(), solver->getInfinity(), solver->getColLower(),
-                        solver->getColUpper(), solver->getObjCoefficients(), integerType.data(),
-                        solver->getRowLower(), solver->getRowUpper(), columnPointers.data(),
-                        rowPointers.data());
-      writer.writeMps(path.c_str(), 0, 1, 2);
+      leakingOnThrow(writer, [&] {
+        writer->setMpsData(*solver->getMatrixByCol(), solver->getInfinity(), solver->getColLower(),
+                           solver->getColUpper(), solver->getObjCoefficients(), integerType.data(),
+                           solver->getRowLower(), solver->getRowUpper(), columnPointers.data(),
+                           rowPointers.data());
+        writer->writeMps(path.c_str(), 0, 1, 2);
+      });
     }
   }
 
@@ -1136,7 +1160,7 @@ SolveOutcome solveMilpOn(const Workload& w, const SolveOptions& options) {
   // proven bound, and its basis starts CBC.
   const double secondsLeft = options.timeLimitSeconds - secondsSince(began);
   solver->getModelPtr()->setMaximumWallSeconds(std::max(0.2, secondsLeft));
-  solver->initialSolve();
+  leakingOnThrow(solver, [&] { solver->initialSolve(); });
   const bool rootSolved = solver->isProvenOptimal();
   const bool rootInfeasible = solver->isProvenPrimalInfeasible();
   const double rootBound = rootSolved ? solver->getObjValue() : -kInfinity;

@@ -163,6 +163,8 @@ SolveOutcome solve(const Workload& workload, const std::string& name, const Solv
     return failed(SolveStatus::NoSolution, "ran out of memory");
   } catch (const std::exception& e) {
     return failed(SolveStatus::Error, std::string("internal error: ") + e.what());
+  } catch (...) {  // e.g. CoinError, which is not a std::exception
+    return failed(SolveStatus::Error, "internal error: an exception that is not a std::exception");
   }
 }
 

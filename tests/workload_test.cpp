@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -126,6 +130,40 @@ TEST(Workload, LargeDocumentsParseWholeInParallelAndAfterErrors) {
   check(here);
   ASSERT_TRUE(inThread.has_value());
   check(*inThread);
+}
+
+// A regular file is read into a buffer of its size; a pipe, of unknown size,
+// into one that grows. Both must give the file's bytes exactly.
+TEST(Workload, ReadsFilesAndPipesWhole) {
+  const std::string text = chainWorkloadText(400);  // tens of KB: the pipe's buffer grows several times
+  ASSERT_GT(text.size(), 40000u);
+  const std::filesystem::path file = testing::writeTemp(text);
+  std::string error;
+  const auto fromFile = readFile(file.string(), &error);
+  ASSERT_TRUE(fromFile) << error;
+  EXPECT_EQ(*fromFile, text);
+  const auto fromEmpty = readFile(testing::writeTemp("", ".txt").string(), &error);
+  ASSERT_TRUE(fromEmpty) << error;
+  EXPECT_EQ(*fromEmpty, "");
+
+  const std::filesystem::path fifo = testing::tempPath(".fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::FILE* out = std::fopen(fifo.c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    EXPECT_EQ(std::fwrite(text.data(), 1, text.size(), out), text.size());
+    std::fclose(out);
+  });
+  const auto fromPipe = readFile(fifo.string(), &error);
+  writer.join();
+  std::filesystem::remove(fifo);
+  ASSERT_TRUE(fromPipe) << error;
+  EXPECT_EQ(*fromPipe, text);
+
+  EXPECT_FALSE(readFile((file.parent_path() / "no such file.json").string(), &error));
+  EXPECT_NE(error.find("no such file.json: cannot open: No such file or directory"), std::string::npos) << error;
+  EXPECT_FALSE(readFile(file.parent_path().string(), &error));
+  EXPECT_NE(error.find(": cannot read: it is a directory"), std::string::npos) << error;
 }
 
 }  // namespace

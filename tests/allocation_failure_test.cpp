@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <new>
 #include <string>
-#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
@@ -89,10 +88,31 @@ SolveOptions twoThreadsFromTheStart() {
   return options;
 }
 
+/// solve() with the calling thread's k-th allocation failing (k = 0: none);
+/// *allocations: how many the caller made (the k-th was reached when >= k).
+SolveOutcome solveFailingAllocation(const Workload& w, const std::string& method, const SolveOptions& options,
+                                    std::int64_t k, std::int64_t* allocations) {
+  isCaller = true;
+  callerAllocations = 0;
+  failCallerAllocation = k;
+  countCaller = true;
+  SolveOutcome outcome = solve(w, method, options);
+  countCaller = false;
+  failCallerAllocation = 0;
+  *allocations = callerAllocations.load();
+  return outcome;
+}
+
+void expectOutOfMemory(const SolveOutcome& outcome) {
+  EXPECT_EQ(outcome.status, SolveStatus::NoSolution) << outcome.message;
+  EXPECT_EQ(outcome.message, "ran out of memory");
+  EXPECT_FALSE(outcome.placement);
+}
+
 TEST(AllocationFailure, InTheOtherDpThreadIsReportedAsOutOfMemory) {
   const Workload w = sharedLattice();
   ASSERT_GE(countIdeals(w, 0).count, 512u);
-  isCaller = true;
+  isCaller = true;  // only the DP's other thread fails
   const SolveOutcome healthy = solve(w, "dp", twoThreadsFromTheStart());
   ASSERT_EQ(healthy.status, SolveStatus::Optimal) << healthy.message;
 
@@ -109,9 +129,7 @@ TEST(AllocationFailure, InTheOtherDpThreadIsReportedAsOutOfMemory) {
       continue;
     }
     ++failedRuns;
-    EXPECT_EQ(failed.status, SolveStatus::NoSolution);
-    EXPECT_EQ(failed.message, "ran out of memory");
-    EXPECT_FALSE(failed.placement);
+    expectOutOfMemory(failed);
   }
   EXPECT_EQ(failedRuns, 3);
 
@@ -123,13 +141,9 @@ TEST(AllocationFailure, InTheOtherDpThreadIsReportedAsOutOfMemory) {
 
 TEST(AllocationFailure, OfEachAllocationOfTheCallerWhileTheOtherDpThreadRuns) {
   const Workload w = sharedLattice();
-  isCaller = true;
-  callerAllocations = 0;
-  countCaller = true;
-  const SolveOutcome healthy = solve(w, "dp", twoThreadsFromTheStart());
-  countCaller = false;
+  std::int64_t total = 0;
+  const SolveOutcome healthy = solveFailingAllocation(w, "dp", twoThreadsFromTheStart(), 0, &total);
   ASSERT_EQ(healthy.status, SolveStatus::Optimal) << healthy.message;
-  const std::int64_t total = callerAllocations.load();
   ASSERT_GT(total, 50);
 
   // Failing each allocation in turn reaches the contraction, the lattice, the
@@ -139,21 +153,15 @@ TEST(AllocationFailure, OfEachAllocationOfTheCallerWhileTheOtherDpThreadRuns) {
   std::int64_t failures = 0;
   for (std::int64_t k = 1; k <= total; ++k) {
     SCOPED_TRACE("allocation " + std::to_string(k) + " of " + std::to_string(total));
-    callerAllocations = 0;
-    failCallerAllocation = k;
-    countCaller = true;
-    const SolveOutcome outcome = solve(w, "dp", twoThreadsFromTheStart());
-    countCaller = false;
-    failCallerAllocation = 0;
-    if (callerAllocations < k) {
+    std::int64_t made = 0;
+    const SolveOutcome outcome = solveFailingAllocation(w, "dp", twoThreadsFromTheStart(), k, &made);
+    if (made < k) {
       ASSERT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
       EXPECT_EQ(outcome.placement->deviceOf, healthy.placement->deviceOf);
       continue;
     }
     ++failures;
-    EXPECT_EQ(outcome.status, SolveStatus::NoSolution) << outcome.message;
-    EXPECT_EQ(outcome.message, "ran out of memory");
-    EXPECT_FALSE(outcome.placement);
+    expectOutOfMemory(outcome);
   }
   EXPECT_GE(failures, total * 9 / 10);
 }
@@ -164,7 +172,6 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
   generator.blocks = 2;
   generator.width = 2;
   generator.seed = 3;
-  isCaller = true;
   int checked = 0, recovered = 0;
   for (bool training : {false, true}) {
     generator.training = training;
@@ -180,13 +187,10 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
         options.q = 2;  // the DP's latency plan for training runs two subgraphs per accelerator
         SCOPED_TRACE(method.name + (training ? " training" : " inference") +
                      (objective == Objective::Latency ? " latency" : " throughput"));
-        callerAllocations = 0;
-        countCaller = true;
-        const SolveOutcome healthy = solve(w, method.name, options);
-        countCaller = false;
+        std::int64_t total = 0;
+        const SolveOutcome healthy = solveFailingAllocation(w, method.name, options, 0, &total);
         if (healthy.status == SolveStatus::InvalidInput) continue;  // objective not offered
         ASSERT_TRUE(healthy.placement) << healthy.message;
-        const std::int64_t total = callerAllocations.load();
         const std::int64_t stride = total / (milp ? 15 : 60) + 1;
         for (std::int64_t k = 1; k <= total; k += stride) {
           SCOPED_TRACE("allocation " + std::to_string(k) + " of " + std::to_string(total));
@@ -194,13 +198,9 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
           // CBC's and CLP's objects are leaked on purpose after a failure inside them.
           __lsan::ScopedDisabler leaksOfCbcAreIntended;
 #endif
-          callerAllocations = 0;
-          failCallerAllocation = k;
-          countCaller = true;
-          const SolveOutcome outcome = solve(w, method.name, options);
-          countCaller = false;
-          failCallerAllocation = 0;
-          if (callerAllocations < k) continue;  // a run that allocated less (timing, CBC's own clock)
+          std::int64_t made = 0;
+          const SolveOutcome outcome = solveFailingAllocation(w, method.name, options, k, &made);
+          if (made < k) continue;  // a run that allocated less (timing, CBC's own clock)
           ++checked;
           if (outcome.placement) {
             // milp runs its warm starts through solve(): one that ran out
@@ -211,8 +211,7 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
             ++recovered;
             continue;
           }
-          EXPECT_EQ(outcome.status, SolveStatus::NoSolution) << outcome.message;
-          EXPECT_EQ(outcome.message, "ran out of memory");
+          expectOutOfMemory(outcome);
         }
       }
     }

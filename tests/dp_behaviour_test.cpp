@@ -7,6 +7,7 @@
 #include <atomic>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -252,6 +253,25 @@ TEST(DpBehaviour, ThreadsDoNotChangeTheAnswerAndProgressIsReported) {
   EXPECT_DOUBLE_EQ(parallel.objective, single.objective);
   EXPECT_EQ(parallel.placement->deviceOf, single.placement->deviceOf);
   ASSERT_FALSE(lines.empty());  // at least the plan along one order
+}
+
+TEST(DpBehaviour, AnExceptionOutOfTheProgressCallbackIsAnErrorStatus) {
+  // solve() turns what a method throws into a status, whatever its type
+  // (CBC's CoinError is not a std::exception); here a caller's callback throws.
+  const Workload w = seriesParallel(3, 5, true);
+  SolveOptions options;
+  options.progress = [](const std::string&) { throw std::runtime_error("progress sink closed"); };
+  SolveOutcome outcome = solve(w, "dp", options);
+  EXPECT_EQ(outcome.status, SolveStatus::Error);
+  EXPECT_EQ(outcome.message, "internal error: progress sink closed");
+  EXPECT_FALSE(outcome.placement);
+
+  options.progress = [](const std::string&) { throw 42; };
+  outcome = solve(w, "dp", options);
+  EXPECT_EQ(outcome.status, SolveStatus::Error);
+  EXPECT_EQ(outcome.message, "internal error: an exception that is not a std::exception");
+  EXPECT_FALSE(outcome.placement);
+  EXPECT_EQ(outcome.method, "dp");
 }
 
 TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {

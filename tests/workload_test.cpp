@@ -164,6 +164,9 @@ TEST(Workload, ReadsFilesAndPipesWhole) {
   EXPECT_NE(error.find("no such file.json: cannot open: No such file or directory"), std::string::npos) << error;
   EXPECT_FALSE(readFile(file.parent_path().string(), &error));
   EXPECT_NE(error.find(": cannot read: it is a directory"), std::string::npos) << error;
+  // Opens, but its first bytes are not mapped: the read itself fails.
+  EXPECT_FALSE(readFile("/proc/self/mem", &error));
+  EXPECT_EQ(error, "/proc/self/mem: cannot read: Input/output error");
 }
 
 }  // namespace

@@ -347,39 +347,37 @@ std::optional<Document> parseDocument(std::string_view text, const std::string& 
   // nlohmann skipped a UTF-8 byte order mark; so do we.
   std::size_t start = 0;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
-  try {
-    auto arena = std::make_unique<Arena>();
-    ArenaScope scope(arena.get());
-    static const StreamedArrays kNone;
-    InputJson root;
-    TreeBuilder builder(root, arena.get(), streamed ? *streamed : kNone);
-    rapidjson::MemoryStream stream(text.data() + start, text.size() - start);
-    rapidjson::Reader reader;
-    constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag;
-    const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
-    if (!result.IsError()) return Document(std::move(arena), std::move(root));
-    const std::size_t at = start + result.Offset();
-    // Both a stop from our number check and RapidJSON's own point at the number's start.
-    std::string number = builder.overflow();
-    if (result.Code() == rapidjson::kParseErrorNumberTooBig) {
-      const std::size_t end = text.find_first_not_of("+-.0123456789eE", at);
-      number = std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-    }
-    if (builder.tooDeep()) {  // the offset is the bracket's: it is taken after its event
-      *error = name + ": invalid JSON at byte " + std::to_string(at) + ": nested deeper than " +
-               std::to_string(kMaxNesting) + " levels";
-    } else if (builder.badString()) {
-      *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
-               ": the string just before here is not UTF-8 (or escapes a lone UTF-16 surrogate)";
-    } else if (!number.empty()) {
-      *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
-               ": number overflow parsing '" + printable(number) + "'";
-    } else {
-      *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) + ": " +
-               rapidjson::GetParseError_En(result.Code());
-    }
-  } catch (const std::exception& e) {
-    *error = name + ": invalid JSON: " + printable(e.what(), 200);
+  // Only allocation can throw here (RapidJSON reports syntax as a result):
+  // a std::bad_alloc goes to the caller as such, not as invalid JSON.
+  auto arena = std::make_unique<Arena>();
+  ArenaScope scope(arena.get());
+  static const StreamedArrays kNone;
+  InputJson root;
+  TreeBuilder builder(root, arena.get(), streamed ? *streamed : kNone);
+  rapidjson::MemoryStream stream(text.data() + start, text.size() - start);
+  rapidjson::Reader reader;
+  constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag;
+  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
+  if (!result.IsError()) return Document(std::move(arena), std::move(root));
+  const std::size_t at = start + result.Offset();
+  // Both a stop from our number check and RapidJSON's own point at the number's start.
+  std::string number = builder.overflow();
+  if (result.Code() == rapidjson::kParseErrorNumberTooBig) {
+    const std::size_t end = text.find_first_not_of("+-.0123456789eE", at);
+    number = std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+  }
+  if (builder.tooDeep()) {  // the offset is the bracket's: it is taken after its event
+    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": nested deeper than " +
+             std::to_string(kMaxNesting) + " levels";
+  } else if (builder.badString()) {
+    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
+             ": the string just before here is not UTF-8 (or escapes a lone UTF-16 surrogate)";
+  } else if (!number.empty()) {
+    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
+             ": number overflow parsing '" + printable(number) + "'";
+  } else {
+    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) + ": " +
+             rapidjson::GetParseError_En(result.Code());
   }
   return std::nullopt;
 }

@@ -18,6 +18,7 @@
 #include "dnnplace/generator.hpp"
 #include "dnnplace/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
+#include "dnnplace/workload.hpp"
 
 namespace {
 
@@ -88,25 +89,61 @@ SolveOptions twoThreadsFromTheStart() {
   return options;
 }
 
-/// solve() with the calling thread's k-th allocation failing (k = 0: none);
-/// *allocations: how many the caller made (the k-th was reached when >= k).
-SolveOutcome solveFailingAllocation(const Workload& w, const std::string& method, const SolveOptions& options,
-                                    std::int64_t k, std::int64_t* allocations) {
+/// run() with this thread's k-th allocation failing (k = 0: none);
+/// *allocations: how many it made (the k-th was reached when >= k).
+template <class Run>
+auto withFailingAllocation(std::int64_t k, std::int64_t* allocations, Run&& run) {
   isCaller = true;
   callerAllocations = 0;
   failCallerAllocation = k;
   countCaller = true;
-  SolveOutcome outcome = solve(w, method, options);
+  auto result = run();
   countCaller = false;
   failCallerAllocation = 0;
   *allocations = callerAllocations.load();
-  return outcome;
+  return result;
+}
+
+SolveOutcome solveFailingAllocation(const Workload& w, const std::string& method, const SolveOptions& options,
+                                    std::int64_t k, std::int64_t* allocations) {
+  return withFailingAllocation(k, allocations, [&] { return solve(w, method, options); });
 }
 
 void expectOutOfMemory(const SolveOutcome& outcome) {
   EXPECT_EQ(outcome.status, SolveStatus::NoSolution) << outcome.message;
   EXPECT_EQ(outcome.message, "ran out of memory");
   EXPECT_FALSE(outcome.placement);
+}
+
+/// The parse's first allocations (the callbacks, the arena, the first
+/// strings), before any element of the tree is dropped. From about the 20th
+/// on, one can be the allocation nlohmann's destructor makes while dropping a
+/// streamed element: it makes it in a noexcept function, so its failure ends
+/// the process (a known limit of building nlohmann trees).
+constexpr std::int64_t kFirstAllocationsOfAParse = 12;
+
+TEST(AllocationFailure, WhileReadingAWorkloadIsThrownAsBadAllocNotInvalidJson) {
+  // Out of memory is not bad input: the CLI reports it as such (exit 4), where
+  // the parse called it "invalid JSON: std::bad_alloc" (exit 2).
+  GeneratorOptions generator;
+  generator.training = true;
+  const std::string text = workloadToJson(generateWorkload(generator));
+  for (std::int64_t k = 1; k <= kFirstAllocationsOfAParse; ++k) {
+    SCOPED_TRACE("allocation " + std::to_string(k));
+    std::int64_t made = 0;
+    std::string error;
+    const bool threw = withFailingAllocation(k, &made, [&] {
+      try {
+        parseWorkload(text, "w.json", &error);
+        return false;
+      } catch (const std::bad_alloc&) {
+        return true;
+      }
+    });
+    ASSERT_GE(made, k);
+    EXPECT_TRUE(threw) << error;
+    EXPECT_EQ(error, "");
+  }
 }
 
 TEST(AllocationFailure, InTheOtherDpThreadIsReportedAsOutOfMemory) {

@@ -48,7 +48,7 @@ std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name
                                   std::string* error) {
   auto document = json_input::parseDocument(text, name, error);
   if (!document) return std::nullopt;
-  json_input::Fields top(**document, name, "", error);
+  json_input::Fields top(*document, name, "", error);
   if (!top.isObject()) return std::nullopt;
   if (!top.has("fpgas") && !top.has("cpus")) {
     *error = name + ": a plan needs \"fpgas\" and/or \"cpus\" (lists of {\"nodes\": [ids]})";

@@ -15,7 +15,6 @@
 
 namespace dnnplace {
 
-using json_input::InputJson;
 using json_input::Json;
 
 std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
@@ -78,11 +77,12 @@ std::string edgeLabel(std::size_t index, const RawEdge& edge) {
          std::to_string(edge.destId) + ")";
 }
 
-bool checkAmount(double value, const std::string& where, const char* field,
-                 std::string* error) {
+// `where()` names the element; it is built only for a message (a label for
+// each of millions of nodes would cost more than reading them).
+template <class Where>
+bool checkAmount(double value, const Where& where, const char* field, std::string* error) {
   if (std::isfinite(value) && value >= 0) return true;
-  *error = where + ": " + field + " must be a finite number >= 0, got " +
-           json_input::formatNumber(value);
+  *error = where() + ": " + field + " must be a finite number >= 0, got " + json_input::formatNumber(value);
   return false;
 }
 
@@ -90,11 +90,11 @@ bool checkAmount(double value, const std::string& where, const char* field,
 // bound sums could overflow to infinity and every objective would be wrong.
 constexpr double kMaxAmount = 1e30;
 
-bool checkSummable(double value, const std::string& where, const char* field,
-                   std::string* error) {
+template <class Where>
+bool checkSummable(double value, const Where& where, const char* field, std::string* error) {
   if (!checkAmount(value, where, field, error)) return false;
   if (value <= kMaxAmount) return true;
-  *error = where + ": " + field + " must be at most 1e30, got " + json_input::formatNumber(value);
+  *error = where() + ": " + field + " must be at most 1e30, got " + json_input::formatNumber(value);
   return false;
 }
 
@@ -157,7 +157,7 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
   Workload w;
   w.name = std::move(name);
   const std::string& file = w.name;
-  if (!checkAmount(machine.maxSizePerFpga, file, "maxSizePerFPGA", error)) return std::nullopt;
+  if (!checkAmount(machine.maxSizePerFpga, [&] { return file; }, "maxSizePerFPGA", error)) return std::nullopt;
   if (machine.maxFpgas < 0 || machine.maxFpgas > kMaxDevicesPerKind) {
     *error = file + ": maxFPGAs must be an integer in [0, " + std::to_string(kMaxDevicesPerKind) +
              "], got " + std::to_string(machine.maxFpgas);
@@ -180,10 +180,10 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
   w.classOf.resize(n);
   for (int v = 0; v < n; ++v) {
     const Node& node = nodes[v];
-    const std::string where = file + ": " + nodeLabel(v, node.id);
+    const auto where = [&] { return file + ": " + nodeLabel(v, node.id); };
     auto [it, inserted] = w.indexOfId_.emplace(node.id, v);
     if (!inserted) {
-      *error = where + ": id " + std::to_string(node.id) + " is already used by " +
+      *error = where() + ": id " + std::to_string(node.id) + " is already used by " +
                nodeLabel(it->second, node.id);
       return std::nullopt;
     }
@@ -207,24 +207,24 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
   pairs.reserve(edges.size());
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const RawEdge& edge = edges[e];
-    const std::string where = file + ": " + edgeLabel(e, edge);
+    const auto where = [&] { return file + ": " + edgeLabel(e, edge); };
     auto source = w.indexOf(edge.sourceId);
     if (!source) {
-      *error = where + ": sourceId " + std::to_string(edge.sourceId) + " is not a node id";
+      *error = where() + ": sourceId " + std::to_string(edge.sourceId) + " is not a node id";
       return std::nullopt;
     }
     auto dest = w.indexOf(edge.destId);
     if (!dest) {
-      *error = where + ": destId " + std::to_string(edge.destId) + " is not a node id";
+      *error = where() + ": destId " + std::to_string(edge.destId) + " is not a node id";
       return std::nullopt;
     }
     if (*source == *dest) {
-      *error = where + ": self-loop (sourceId equals destId)";
+      *error = where() + ": self-loop (sourceId equals destId)";
       return std::nullopt;
     }
     if (!checkSummable(edge.cost, where, "cost", error)) return std::nullopt;
     if (nodes[*source].isBackward && !nodes[*dest].isBackward) {
-      *error = where + ": edge from backward node " + std::to_string(edge.sourceId) +
+      *error = where() + ": edge from backward node " + std::to_string(edge.sourceId) +
                " to forward node " + std::to_string(edge.destId) + " is not allowed";
       return std::nullopt;
     }
@@ -233,7 +233,7 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
       w.outCost[*source] = edge.cost;
     } else if (!(std::fabs(edge.cost - w.outCost[*source]) <=
                  1e-9 * std::max(std::fabs(edge.cost), std::fabs(w.outCost[*source])))) {
-      *error = where + ": cost " + json_input::formatNumber(edge.cost) + " differs from cost " +
+      *error = where() + ": cost " + json_input::formatNumber(edge.cost) + " differs from cost " +
                json_input::formatNumber(w.outCost[*source]) + " of " +
                edgeLabel(costEdge[*source], edges[costEdge[*source]]) +
                "; all edges leaving a node must carry the same cost";
@@ -302,16 +302,17 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
 namespace {
 
 /// One element of the nodes array; false with *error set if it is not a node.
-bool readNode(const InputJson& item, std::size_t i, const std::string& file, std::string* error, Node* node) {
+bool readNode(const json_input::FlatValue& item, std::size_t i, const std::string& file, std::string* error,
+              Node* node) {
   // The id comes first so later messages can name it.
   std::optional<std::int64_t> id;
-  if (item.is_object() && item.contains("id")) {
-    json_input::Fields idField(item, file, nodeLabel(i, std::nullopt), error);
+  if (item.find("id")) {
+    json_input::Fields idField(item, file, [i] { return nodeLabel(i, std::nullopt); }, error);
     std::int64_t value = 0;
     if (!idField.integer("id", &value, /*allowNegative=*/true)) return false;
     id = value;
   }
-  json_input::Fields f(item, file, nodeLabel(i, id), error);
+  json_input::Fields f(item, file, [&i, &id] { return nodeLabel(i, id); }, error);
   if (!f.isObject()) return false;
   std::int64_t ignored = 0;
   if (!f.integer("id", &ignored, true) || !f.boolean("supportedOnFpga", &node->supportedOnFpga) ||
@@ -325,13 +326,15 @@ bool readNode(const InputJson& item, std::size_t i, const std::string& file, std
     node->colorClass = cls;
   }
   if (f.has("size") && !f.number("size", &node->size)) return false;
-  if (item.contains("name") && item["name"].is_string()) node->name = item["name"].get<std::string>();
+  if (const json_input::Value* label = item.find("name"); label && label->kind == json_input::Value::Kind::String)
+    node->name = label->string;
   return true;
 }
 
 /// One element of the edges array; false with *error set if it is not an edge.
-bool readEdge(const InputJson& item, std::size_t i, const std::string& file, std::string* error, RawEdge* edge) {
-  json_input::Fields f(item, file, "edge #" + std::to_string(i), error);
+bool readEdge(const json_input::FlatValue& item, std::size_t i, const std::string& file, std::string* error,
+              RawEdge* edge) {
+  json_input::Fields f(item, file, [i] { return "edge #" + std::to_string(i); }, error);
   return f.isObject() && f.integer("sourceId", &edge->sourceId, true) &&
          f.integer("destId", &edge->destId, true) && f.number("cost", &edge->cost, /*allowNegative=*/true);
 }
@@ -360,7 +363,7 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
       edgeError.clear();
     }
   };
-  streamed.element = [&](std::size_t field, const InputJson& item) {
+  streamed.element = [&](std::size_t field, const json_input::FlatValue& item) {
     if (field == 0) {
       const std::size_t i = numNodes++;
       Node node;
@@ -371,10 +374,9 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
       if (edgeError.empty() && readEdge(item, i, name, &edgeError, &edge)) edges.push_back(edge);
     }
   };
-  auto document = json_input::parseDocument(text, name, error, &streamed);
-  if (!document) return std::nullopt;
-  const InputJson& root = **document;
-  json_input::Fields top(root, name, "", error);
+  const auto root = json_input::parseFlat(text, name, error, streamed);
+  if (!root) return std::nullopt;
+  json_input::Fields top(*root, name, "", error);
   if (!top.isObject()) return std::nullopt;
 
   Machine machine;
@@ -391,7 +393,7 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
   machine.maxFpgas = static_cast<int>(maxFpgas);
   machine.maxCpus = static_cast<int>(maxCpus);
 
-  if (!top.array("nodes") || !top.array("edges")) return std::nullopt;
+  if (!top.isArray("nodes") || !top.isArray("edges")) return std::nullopt;
   for (const std::string* firstBad : {&nodeError, &edgeError})
     if (!firstBad->empty()) {
       *error = *firstBad;

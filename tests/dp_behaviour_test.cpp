@@ -295,6 +295,19 @@ TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
         EXPECT_DOUBLE_EQ(parallel.objective, single.objective);
         EXPECT_EQ(parallel.placement->deviceOf, single.placement->deviceOf);
         EXPECT_EQ(parallel.message, single.message);  // same ideals and blocks examined
+        // Likewise on the path of lattices that outgrow the cache, where
+        // records are read late: the same optimum, the same plan on one
+        // thread as on two.
+        SolveOptions lateOne;
+        lateOne.dpAlwaysFetchAhead = true;
+        SolveOptions lateTwo = two;
+        lateTwo.dpAlwaysFetchAhead = true;
+        const SolveOutcome lateSingle = solve(w, "dp", lateOne), lateParallel = solve(w, "dp", lateTwo);
+        ASSERT_EQ(lateSingle.status, SolveStatus::Optimal) << lateSingle.message;
+        ASSERT_EQ(lateParallel.status, SolveStatus::Optimal) << lateParallel.message;
+        EXPECT_NEAR(lateSingle.objective, single.objective, 1e-9 * single.objective);
+        EXPECT_EQ(lateParallel.placement->deviceOf, lateSingle.placement->deviceOf);
+        EXPECT_EQ(lateParallel.message, lateSingle.message);
         ++checked;
       }
   EXPECT_EQ(checked, 12);

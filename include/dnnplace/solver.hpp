@@ -37,6 +37,10 @@ struct SolveOptions {
   /// thread costs about 0.5 ms to start and warm up here; shorter runs are
   /// faster alone). 0: from the start.
   double threadStartSeconds = 0.005;
+  /// DP: read sub-ideal records a few blocks late, after a prefetch, even
+  /// when the lattice and the DP table fit the cache (by default only
+  /// larger ones are read so); lets tests check that path on small graphs.
+  bool dpAlwaysFetchAhead = false;
   std::uint64_t seed = 1;
   int q = 1;                      ///< latency: subgraphs per accelerator
   bool diffMaxima = false;        ///< throughput: max FW + max BW

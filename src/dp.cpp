@@ -34,11 +34,12 @@
 //   (solveChain);
 // * a block whose remaining state has no accelerator leaves a small J to the
 //   CPU cores: those J are walked up from the empty ideal, not down from I;
-// * a sub-ideal's record is read only when one of its states can matter,
-//   and a few blocks after the walk meets it, with a prefetch in between:
-//   on large lattices the records (and the links the walk follows) are met
-//   in no cache-friendly order, and waiting for each made the walk
-//   memory-bound (the 10^6-ideal graph took 45 s instead of 33 s);
+// * a sub-ideal's record is read only when one of its states can matter;
+//   when the lattice and the table outgrow the cache, a few blocks after
+//   the walk meets it, with a prefetch in between: the records (and the
+//   links the walk follows) are met in no cache-friendly order, and waiting
+//   for each made the walk memory-bound (the 10^6-ideal graph took 45 s
+//   instead of 33 s);
 // * those per-state tests are precomputed per ideal as linear thresholds on
 //   the block's own sums (no divisions, no sub-ideal sums in the inner loop);
 // * threads take ideals in id order, a few at a time, and wait only when a
@@ -1324,8 +1325,9 @@ class LatticeDp {
   double cut_;
   double goodEnough_;
   /// Per ideal, one record: its Work (kWorkFields numbers), then its value
-  /// per state. Why together: the walk reads both for each sub-ideal it
-  /// meets, in no cache-friendly order, so one record costs one miss.
+  /// per state. Why together: lowerBounds reads both for each sub-ideal
+  /// one element smaller, so one record costs one miss. (The walk in relax
+  /// reads only the values: prefetchValues.)
   static constexpr int kWorkFields = 6;
   static constexpr int kCrossingField = 5;
   std::size_t stride_;

@@ -277,7 +277,7 @@ TEST(DpBehaviour, AnExceptionOutOfTheProgressCallbackIsAnErrorStatus) {
 TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
   // Ideals are shared among threads only on lattices of a few hundred ideals
   // or more; these have 700 to 20,000.
-  int checked = 0;
+  int checked = 0, lateDiffered = 0;
   for (int width : {4, 5, 6})
     for (int blocks : {2, 4})
       for (bool training : {false, true}) {
@@ -308,9 +308,13 @@ TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
         EXPECT_NEAR(lateSingle.objective, single.objective, 1e-9 * single.objective);
         EXPECT_EQ(lateParallel.placement->deviceOf, lateSingle.placement->deviceOf);
         EXPECT_EQ(lateParallel.message, lateSingle.message);
+        // Limits that lag behind prune less: the message's count of blocks
+        // examined shows that the late path ran at all.
+        lateDiffered += lateSingle.message != single.message;
         ++checked;
       }
   EXPECT_EQ(checked, 12);
+  EXPECT_GE(lateDiffered, 10);  // 12 of 12 at this commit
 }
 
 /// The same graph with its nodes listed in another order under other ids.

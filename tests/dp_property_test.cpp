@@ -367,6 +367,7 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
     EXPECT_TRUE(evaluation.contiguous) << describe(g, w);
     ASSERT_EQ(late.status, SolveStatus::Optimal) << describe(g, w) << "\n" << late.message;
     EXPECT_NEAR(late.objective, expected.optimum, 1e-9 * std::max(1.0, expected.optimum)) << describe(g, w);
+    EXPECT_DOUBLE_EQ(late.lowerBound, late.objective);
     const Evaluation lateEvaluation = evaluate(w, *late.placement, contiguous);
     EXPECT_TRUE(lateEvaluation.feasible && lateEvaluation.contiguous) << describe(g, w);
 

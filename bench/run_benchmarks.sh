@@ -167,7 +167,9 @@ lines = ["## Exact throughput DP (dp)", "",
          "(ideal lattice + DP tables, as the solver reports it); **RSS MB** = the process's peak resident "
          f"set (GNU time), which includes the {baseline_mb:.1f} MB that `dnnplace --help` alone peaks at "
          "(the fully static executable's start-up, mostly its own code, which the kernel maps 64 KB at a time "
-         "as it first runs; a static C++ hello-world peaks at about 1.3 MB here: see the floors section) and the parsed workload. "
+         "as it first runs; the functions that start-up and a DP solve run are laid out side by side, "
+         "`app/function-order.txt`; a static C++ hello-world peaks at about 1.3 MB here: see the floors section) "
+         "and the parsed workload. "
          "Memory ratio = reference MB / RSS MB. `bench/run_benchmarks.sh`.", "",
          "| workload | ideals | process s | solve s | DP MB | RSS MB | optimum | = reference | reference s | reference MB | speed-up | solve speed-up | memory ratio |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -16,10 +16,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 shared=${DNNPLACE_SHARED:-$here/../shared}
 
 # libgfortran-12-dev and liblzma-dev: static archives the solver libraries
-# need when linked statically (CMake option DNNPLACE_STATIC_SOLVERS).
+# need when linked statically (CMake option DNNPLACE_STATIC_SOLVERS); lld:
+# the linker that lays out the executable's hot functions (DNNPLACE_ORDER_FUNCTIONS).
 packages=(build-essential cmake pkg-config nlohmann-json3-dev rapidjson-dev libcli11-dev
           coinor-libcbc-dev libscotch-dev libgfortran-12-dev liblzma-dev
-          googletest libgtest-dev libbenchmark-dev graphviz time)
+          googletest libgtest-dev libbenchmark-dev graphviz time lld)
 
 install_packages() {
   local missing=()

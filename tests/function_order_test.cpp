@@ -8,11 +8,9 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
 
 namespace {
 

@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 
+// RapidJSON's 16-byte scans of whitespace and strings (x86-64 always has SSE2).
+#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
+#define RAPIDJSON_SSE2
+#endif
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 namespace dnnplace::json_input {
@@ -88,41 +91,6 @@ const Value* FlatValue::find(std::string_view key) const {
 void FlatValue::clear() {
   value_ = Value();
   members_.clear();
-  spans_.clear();
-  text_.clear();
-}
-
-std::size_t FlatValue::keep(std::string_view text) {
-  const std::size_t at = text_.size();
-  text_.insert(text_.end(), text.begin(), text.end());
-  return at;
-}
-
-void FlatValue::setValue(const Value& value) {
-  value_ = value;
-  if (value.kind == Value::Kind::String) valueAt_ = keep(value.string);
-}
-
-void FlatValue::addKey(std::string_view key) {
-  members_.push_back({key, Value()});
-  spans_.push_back({keep(key), 0});
-}
-
-void FlatValue::setMemberValue(const Value& value) {
-  members_.back().value = value;
-  if (value.kind == Value::Kind::String) spans_.back().second = keep(value.string);
-}
-
-void FlatValue::finish() {
-  // The views still point where the parser had the text; text_ has its copy.
-  const char* base = text_.data();
-  if (value_.kind == Value::Kind::String) value_.string = {base + valueAt_, value_.string.size()};
-  for (std::size_t m = 0; m < members_.size(); ++m) {
-    Member& member = members_[m];
-    member.key = {base + spans_[m].first, member.key.size()};
-    if (member.value.kind == Value::Kind::String)
-      member.value.string = {base + spans_[m].second, member.value.string.size()};
-  }
 }
 
 namespace {
@@ -136,12 +104,50 @@ struct ReadFaults {
 
 /// As nlohmann types numbers: without fraction or exponent an integer,
 /// signed if negative, unless it overflows 64 bits; otherwise a double,
-/// which must be finite (nullopt if not).
+/// which must be finite (nullopt if not). RapidJSON has checked the syntax.
 std::optional<Value> typedNumber(const char* text, std::size_t length) {
+  // Workloads are mostly numbers: the common ones are read without
+  // from_chars. An integer of at most 18 digits cannot overflow; a decimal
+  // of at most 15 digits is m / 10^k with m and 10^k exact doubles (k <= 22),
+  // and one IEEE division rounds that correctly, as from_chars would
+  // (Clinger's fast path).
+  static constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   const char* end = text + length;
+  const bool negative = *text == '-';
+  const char* p = text + negative;
+  std::uint64_t digits = 0;
+  int count = 0;
+  const auto readDigits = [&] {
+    for (; p != end && static_cast<unsigned>(*p - '0') < 10; ++p, ++count)
+      if (count < 19) digits = digits * 10 + static_cast<unsigned>(*p - '0');
+  };
+  readDigits();
+  const bool integral = p == end;  // no fraction, no exponent
   Value value;
-  if (std::find_if(text, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end) {
-    if (*text == '-') {
+  if (integral && count <= 18) {
+    if (negative) {
+      value.kind = Value::Kind::Integer;
+      value.integer = -static_cast<std::int64_t>(digits);
+    } else {
+      value.kind = Value::Kind::Unsigned;
+      value.unsignedInteger = digits;
+    }
+    return value;
+  }
+  if (!integral && *p == '.') {
+    const char* fraction = ++p;
+    readDigits();
+    if (p == end && count <= 15 && p - fraction <= 22) {
+      const double magnitude = static_cast<double>(digits) / kPowersOfTen[p - fraction];
+      value.kind = Value::Kind::Float;
+      value.floating = negative ? -magnitude : magnitude;
+      return value;
+    }
+  }
+  if (integral) {
+    if (negative) {
       if (const auto r = std::from_chars(text, end, value.integer); r.ec == std::errc() && r.ptr == end) {
         value.kind = Value::Kind::Integer;
         return value;
@@ -163,20 +169,27 @@ std::optional<Value> typedNumber(const char* text, std::size_t length) {
 /// Strings are checked here rather than by RapidJSON (whose check costs
 /// more than its parse): well-formed UTF-8, which also refuses the bytes
 /// RapidJSON makes of an escaped lone UTF-16 surrogate ("\\udc00"), as
-/// nlohmann did.
-bool validUtf8(const unsigned char* s, std::size_t n) {
+/// nlohmann did. Sets *newline if a byte is a newline. The 7 bytes past
+/// the end must be readable (they are, in a text padded for parsing).
+bool validUtf8(const unsigned char* s, std::size_t n, bool* newline) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighBits = 0x8080808080808080ull;
+  std::uint64_t newlines = 0;  // a high bit set where a byte is '\n'
   std::size_t i = 0;
   while (i < n) {
-    if (i + 8 <= n) {  // eight ASCII bytes at a time
-      std::uint64_t word;
-      std::memcpy(&word, s + i, 8);
-      if ((word & 0x8080808080808080ull) == 0) {
-        i += 8;
-        continue;
-      }
+    // Eight bytes at a time, the last few with the bytes past the end read as NUL.
+    std::uint64_t word;
+    std::memcpy(&word, s + i, 8);
+    const std::size_t left = n - i;
+    if (left < 8) word &= ~0ull >> (8 * (8 - left));
+    if ((word & kHighBits) == 0) {  // all ASCII
+      const std::uint64_t zeroIfNewline = word ^ (kOnes * '\n');
+      newlines |= (zeroIfNewline - kOnes) & ~zeroIfNewline & kHighBits;
+      i += 8;
+      continue;
     }
     const unsigned c = s[i];
     if (c < 0x80) {
+      newlines |= c == '\n';
       ++i;
       continue;
     }
@@ -191,18 +204,26 @@ bool validUtf8(const unsigned char* s, std::size_t n) {
       return false;
     i += length;
   }
+  *newline = newlines != 0;
   return true;
 }
+
+/// Where an in-place parse decoded a string holding a newline: the text
+/// has none inside strings (only escaped), so line numbers skip these.
+using DecodedSpans = std::vector<std::pair<std::size_t, std::size_t>>;  // offset, length
 
 /// RapidJSON's parse events, checked (numbers typed, strings UTF-8, nesting
 /// bounded) and handed to Derived as value(Value), key(name), open(kind)
 /// and close(kind). RapidJSON reads JSON 5-10 times faster than nlohmann's
 /// lexer (BERT-L-12's 611 KB: about 1 ms against 12). Strings and keys are
-/// valid only during the call.
+/// views into the text parsed in place.
 template <class Derived>
 class CheckedReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Derived> {
  public:
   const ReadFaults& faults() const { return faults_; }
+  /// The text parsed in place: strings are decoded within it.
+  void setBase(const char* base) { base_ = base; }
+  const DecodedSpans& decodedNewlines() const { return decodedNewlines_; }
 
   bool Null() { return derived().value(Value()); }
   bool Bool(bool v) {
@@ -220,14 +241,14 @@ class CheckedReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Der
     return derived().value(*value);
   }
   bool String(const char* text, rapidjson::SizeType length, bool) {
-    if (!wholeCodePoints(text, length)) return false;
+    if (!checkString(text, length)) return false;
     Value value;
     value.kind = Value::Kind::String;
     value.string = {text, length};
     return derived().value(value);
   }
   bool Key(const char* text, rapidjson::SizeType length, bool) {
-    return wholeCodePoints(text, length) && derived().key(std::string_view(text, length));
+    return checkString(text, length) && derived().key(std::string_view(text, length));
   }
   bool StartObject() { return enter() && derived().open(Value::Kind::Object); }
   bool StartArray() { return enter() && derived().open(Value::Kind::Array); }
@@ -247,10 +268,14 @@ class CheckedReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Der
 
  private:
   Derived& derived() { return static_cast<Derived&>(*this); }
-  bool wholeCodePoints(const char* text, std::size_t length) {
-    if (validUtf8(reinterpret_cast<const unsigned char*>(text), length)) return true;
-    faults_.badString = true;
-    return false;
+  bool checkString(const char* text, std::size_t length) {
+    bool newline = false;
+    if (!validUtf8(reinterpret_cast<const unsigned char*>(text), length, &newline)) {
+      faults_.badString = true;
+      return false;
+    }
+    if (newline) decodedNewlines_.emplace_back(static_cast<std::size_t>(text - base_), length);
+    return true;
   }
   bool enter() {
     // Unbounded nesting would cost memory in proportion; our formats need 4 levels.
@@ -261,6 +286,8 @@ class CheckedReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Der
 
   ReadFaults faults_;
   int nesting_ = 0;
+  const char* base_ = nullptr;
+  DecodedSpans decodedNewlines_;
 };
 
 /// Builds the whole tree as nlohmann's own DOM parser would.
@@ -363,10 +390,7 @@ class FlatReader : public CheckedReader<FlatReader> {
       }
     }
   }
-  void handOver() {
-    element_.finish();
-    streamed_.element(streaming_, element_);
-  }
+  void handOver() { streamed_.element(streaming_, element_); }
 
   FlatValue& top_;
   const StreamedArrays& streamed_;
@@ -377,35 +401,46 @@ class FlatReader : public CheckedReader<FlatReader> {
   bool elementIsObject_ = false;
 };
 
-/// Line and column (from 1) of a byte offset, for messages.
-std::string lineAndColumn(std::string_view text, std::size_t offset) {
+/// Line and column (from 1) of a byte offset of a text parsed in place,
+/// for messages: newlines in `decoded` strings were escapes, not line ends.
+std::string lineAndColumn(std::string_view text, std::size_t offset, const DecodedSpans& decoded) {
   offset = std::min(offset, text.size());
-  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
-  const std::size_t lineStart = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-  const std::size_t column = lineStart == std::string_view::npos || offset == 0 ? offset + 1 : offset - lineStart;
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+  std::size_t line = 1, lineStart = 0, span = 0;
+  for (std::size_t at = text.find('\n'); at < offset; at = text.find('\n', at + 1)) {
+    while (span < decoded.size() && decoded[span].first + decoded[span].second <= at) ++span;
+    if (span < decoded.size() && decoded[span].first <= at) continue;
+    ++line;
+    lineStart = at + 1;
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - lineStart + 1);
 }
 
-/// Runs `reader` over the text; false with *error set if it is not JSON
-/// we read. Only allocation can throw (RapidJSON reports syntax as a
-/// result): a std::bad_alloc goes to the caller as such, not as invalid JSON.
+/// Runs `reader` over `text`, parsing it in place: its first `size` bytes
+/// are the document, followed by kParsePadding NULs. False with *error set
+/// if it is not JSON we read. Only allocation can throw (RapidJSON reports
+/// syntax as a result): a std::bad_alloc goes to the caller as such, not as
+/// invalid JSON.
 template <class Reader>
-bool read(std::string_view text, const std::string& name, std::string* error, Reader& reader) {
+bool read(std::string& text, std::size_t size, const std::string& name, std::string* error, Reader& reader) {
+  const std::string_view document(text.data(), size);
   // The parser would read a NUL byte as the end: what follows would go unread.
-  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+  if (const std::size_t nul = document.find('\0'); nul != std::string_view::npos) {
     *error = name + ": invalid JSON at byte " + std::to_string(nul) + ": a NUL byte";
     return false;
   }
-  if (text.find_first_not_of(" \n\r\t") == std::string_view::npos) {
+  if (document.find_first_not_of(" \n\r\t") == std::string_view::npos) {
     *error = name + ": empty file (expected a JSON object)";
     return false;
   }
   // nlohmann skipped a UTF-8 byte order mark; so do we.
   std::size_t start = 0;
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
-  rapidjson::MemoryStream stream(text.data() + start, text.size() - start);
+  if (document.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
+  // In place, strings need no copy; recursive (not iterative) parsing costs
+  // a third less, and its depth is bounded by the reader's nesting check.
+  rapidjson::InsituStringStream stream(text.data() + start);
+  reader.setBase(text.data());
   rapidjson::Reader parser;
-  constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag;
+  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag;
   const rapidjson::ParseResult result = parser.Parse<kFlags>(stream, reader);
   if (!result.IsError()) return true;
   const ReadFaults& faults = reader.faults();
@@ -413,41 +448,65 @@ bool read(std::string_view text, const std::string& name, std::string* error, Re
   // Both a stop from our number check and RapidJSON's own point at the number's start.
   std::string number = faults.overflow;
   if (result.Code() == rapidjson::kParseErrorNumberTooBig) {
-    const std::size_t end = text.find_first_not_of("+-.0123456789eE", at);
-    number = std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    const std::size_t end = document.find_first_not_of("+-.0123456789eE", at);
+    number = std::string(document.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
   }
-  if (faults.tooDeep) {  // the offset is the bracket's: it is taken after its event
-    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": nested deeper than " +
+  const auto where = [&] {
+    return name + ": invalid JSON at byte " + std::to_string(at) + ": " +
+           lineAndColumn(document, at, reader.decodedNewlines()) + ": ";
+  };
+  if (faults.tooDeep) {  // the offset is past the bracket: it is taken before its event
+    *error = name + ": invalid JSON at byte " + std::to_string(at - 1) + ": nested deeper than " +
              std::to_string(kMaxNesting) + " levels";
   } else if (faults.badString) {
-    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
-             ": the string just before here is not UTF-8 (or escapes a lone UTF-16 surrogate)";
+    *error = where() + "the string just before here is not UTF-8 (or escapes a lone UTF-16 surrogate)";
   } else if (!number.empty()) {
-    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) +
-             ": number overflow parsing '" + printable(number) + "'";
+    *error = where() + "number overflow parsing '" + printable(number) + "'";
   } else {
-    *error = name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) + ": " +
-             rapidjson::GetParseError_En(result.Code());
+    *error = where() + rapidjson::GetParseError_En(result.Code());
   }
   return false;
+}
+
+/// `text` as read() parses it: followed by its padding. Appending costs no
+/// copy if the capacity was reserved.
+std::size_t pad(std::string& text) {
+  const std::size_t size = text.size();
+  text.append(kParsePadding, '\0');
+  return size;
 }
 
 }  // namespace
 
 std::optional<InputJson> parseDocument(std::string_view text, const std::string& name, std::string* error) {
+  std::string copy;
+  copy.reserve(text.size() + kParsePadding);
+  copy.assign(text);
+  const std::size_t size = pad(copy);
   InputJson root;
   TreeBuilder builder(root);
-  if (!read(text, name, error, builder)) return std::nullopt;
+  if (!read(copy, size, name, error, builder)) return std::nullopt;
   return root;
+}
+
+std::optional<FlatValue> parseFlat(std::string&& text, const std::string& name, std::string* error,
+                                   const StreamedArrays& streamed) {
+  // On the heap, the text stays where the views point however the result moves.
+  auto owned = std::make_unique<std::string>(std::move(text));
+  const std::size_t size = pad(*owned);
+  FlatValue top;
+  FlatReader reader(top, streamed);
+  if (!read(*owned, size, name, error, reader)) return std::nullopt;
+  top.own(std::move(owned));
+  return top;
 }
 
 std::optional<FlatValue> parseFlat(std::string_view text, const std::string& name, std::string* error,
                                    const StreamedArrays& streamed) {
-  FlatValue top;
-  FlatReader reader(top, streamed);
-  if (!read(text, name, error, reader)) return std::nullopt;
-  top.finish();
-  return top;
+  std::string copy;
+  copy.reserve(text.size() + kParsePadding);
+  copy.assign(text);
+  return parseFlat(std::move(copy), name, error, streamed);
 }
 
 std::string describe(const Value& value) {
@@ -478,25 +537,24 @@ bool Fields::isObject() {
   return false;
 }
 
-std::optional<Value> Fields::lookup(const char* field) const {
-  if (flat_) {
-    const Value* value = flat_->find(field);
-    return value ? std::optional<Value>(*value) : std::nullopt;
-  }
+const Value* Fields::lookup(const char* field) const {
+  if (flat_) return flat_->find(field);
   const auto it = tree_->find(field);
-  return it == tree_->end() ? std::nullopt : std::optional<Value>(valueOf(*it));
+  if (it == tree_->end()) return nullptr;
+  treeValue_ = valueOf(*it);
+  return &treeValue_;
 }
 
-bool Fields::has(const char* field) const { return lookup(field).has_value(); }
+bool Fields::has(const char* field) const { return lookup(field) != nullptr; }
 
-std::optional<Value> Fields::require(const char* field) {
-  std::optional<Value> value = lookup(field);
+const Value* Fields::require(const char* field) {
+  const Value* value = lookup(field);
   if (!value) fail(field, "is missing");
   return value;
 }
 
 bool Fields::number(const char* field, double* out, bool allowNegative) {
-  const std::optional<Value> value = require(field);
+  const Value* value = require(field);
   if (!value) return false;
   if (!value->isNumber()) return fail(field, "must be a number, got " + describe(*value));
   const double x = value->asDouble();
@@ -508,7 +566,7 @@ bool Fields::number(const char* field, double* out, bool allowNegative) {
 }
 
 bool Fields::integer(const char* field, std::int64_t* out, bool allowNegative) {
-  const std::optional<Value> value = require(field);
+  const Value* value = require(field);
   if (!value) return false;
   const char* expected = allowNegative ? "must be an integer" : "must be an integer >= 0";
   if (value->kind == Value::Kind::Integer) {
@@ -532,7 +590,7 @@ bool Fields::integer(const char* field, std::int64_t* out, bool allowNegative) {
 }
 
 bool Fields::boolean(const char* field, bool* out) {
-  const std::optional<Value> value = require(field);
+  const Value* value = require(field);
   if (!value) return false;
   if (value->kind == Value::Kind::Boolean) {
     *out = value->boolean;
@@ -549,7 +607,7 @@ bool Fields::boolean(const char* field, bool* out) {
 }
 
 bool Fields::isArray(const char* field) {
-  const std::optional<Value> value = require(field);
+  const Value* value = require(field);
   if (!value) return false;
   if (value->kind == Value::Kind::Array) return true;
   return fail(field, "must be an array, got " + describe(*value));

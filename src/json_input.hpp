@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,10 @@ Value valueOf(const InputJson& json);
 /// object whose members' values are read flat in their turn (nested arrays
 /// and objects known only by kind). Repeated keys are all kept; the last
 /// one counts, as it does in a tree.
+///
+/// Keys and strings are views into the parsed text (RapidJSON decodes
+/// them where they lie): a top level returned by parseFlat owns that text;
+/// an element handed over during the parse is valid only during the call.
 class FlatValue {
  public:
   struct Member {
@@ -57,7 +62,7 @@ class FlatValue {
   };
 
   FlatValue() = default;
-  // Strings are views into text_, which a move keeps and a copy would not.
+  // A move keeps the owned text where it is, and so the views valid.
   FlatValue(FlatValue&&) = default;
   FlatValue& operator=(FlatValue&&) = default;
   FlatValue(const FlatValue&) = delete;
@@ -68,26 +73,19 @@ class FlatValue {
   /// The value of the last member named `key`, or null.
   const Value* find(std::string_view key) const;
 
-  // Building, as the parse meets the value (strings are copied, and
-  // readable only after finish()).
+  // Building, as the parse meets the value.
   void clear();
-  void setValue(const Value& value);
+  void setValue(const Value& value) { value_ = value; }
   /// A member begins; its value comes next.
-  void addKey(std::string_view key);
-  void setMemberValue(const Value& value);
-  /// Points the strings' views at their copies; no building after this.
-  void finish();
+  void addKey(std::string_view key) { members_.push_back({key, Value()}); }
+  void setMemberValue(const Value& value) { members_.back().value = value; }
+  /// Keeps the text the views point into.
+  void own(std::unique_ptr<std::string> text) { text_ = std::move(text); }
 
  private:
-  std::size_t keep(std::string_view text);
-
   Value value_;
   std::vector<Member> members_;
-  /// Where in text_ each member's key and string value are, and the value's
-  /// own string (the views are set by finish(), once text_ stops growing).
-  std::vector<std::pair<std::size_t, std::size_t>> spans_;
-  std::size_t valueAt_ = 0;
-  std::vector<char> text_;
+  std::unique_ptr<std::string> text_;
 };
 
 /// Top-level arrays whose elements a flat parse hands over one at a time.
@@ -112,12 +110,20 @@ inline constexpr int kMaxNesting = 64;
 /// nullopt.
 std::optional<InputJson> parseDocument(std::string_view text, const std::string& name, std::string* error);
 
+/// The bytes an in-place parse appends to its text (NULs: the end, and room
+/// for RapidJSON's aligned 16-byte scans past it).
+inline constexpr std::size_t kParsePadding = 16;
+
 /// Parses a document flat: returns its top level, and hands each element of
 /// the streamed arrays to `streamed.element` as it is met. The same text is
 /// refused with the same message as by parseDocument (a syntax error
 /// anywhere fails the whole parse, after some elements may have been handed
 /// over).
 std::optional<FlatValue> parseFlat(std::string_view text, const std::string& name, std::string* error,
+                                   const StreamedArrays& streamed);
+/// The same, parsing `text` where it lies (no copy; the result owns it).
+/// Reserving kParsePadding bytes of capacity past its size spares a copy.
+std::optional<FlatValue> parseFlat(std::string&& text, const std::string& name, std::string* error,
                                    const StreamedArrays& streamed);
 
 /// Shortest text that reads back as the same double.
@@ -156,8 +162,9 @@ class Fields {
   const InputJson* array(const char* field);
 
  private:
-  std::optional<Value> lookup(const char* field) const;
-  std::optional<Value> require(const char* field);
+  /// The field's value (valid until the next lookup), or null.
+  const Value* lookup(const char* field) const;
+  const Value* require(const char* field);
   bool fail(const char* field, const std::string& what);
   std::string element() const { return makeElement_ ? makeElement_() : element_; }
 
@@ -167,6 +174,7 @@ class Fields {
   std::string element_;
   std::function<std::string()> makeElement_;
   std::string* error_;
+  mutable Value treeValue_;  ///< what lookup() last found in a tree
 };
 
 }  // namespace dnnplace::json_input

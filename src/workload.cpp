@@ -46,8 +46,11 @@ std::optional<std::string> readFile(const std::string& path, std::string* error)
   // of 94 for a 385 KB workload, each a VM exit on these machines.
   struct stat status {};
   std::string text;
-  if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0)
+  if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0) {
+    // Room for the JSON parser's padding too: it parses the text where it lies.
+    text.reserve(static_cast<std::size_t>(status.st_size) + 1 + json_input::kParsePadding);
     text.resize(static_cast<std::size_t>(status.st_size) + 1);
+  }
   std::size_t used = 0;
   for (;;) {
     if (used == text.size()) text.resize(std::max<std::size_t>(4096, 2 * text.size()));  // pipes, growing files
@@ -301,6 +304,85 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
 
 namespace {
 
+// The common case of an element, read without building messages: every
+// field present in its plainest form (readNode and readEdge below accept
+// the others too, and name the fault). A false leaves the element to them.
+using json_input::Value;
+
+bool plainInteger(const Value* value, std::int64_t* out) {
+  if (!value) return false;
+  if (value->kind == Value::Kind::Integer) {
+    *out = value->integer;
+    return true;
+  }
+  if (value->kind != Value::Kind::Unsigned || value->unsignedInteger > static_cast<std::uint64_t>(INT64_MAX))
+    return false;
+  *out = static_cast<std::int64_t>(value->unsignedInteger);
+  return true;
+}
+
+bool plainNumber(const Value* value, bool allowNegative, double* out) {
+  if (!value || !value->isNumber()) return false;
+  const double x = value->asDouble();
+  if (!std::isfinite(x) || (!allowNegative && x < 0)) return false;
+  *out = x;
+  return true;
+}
+
+bool plainFlag(const Value* value, bool* out) {
+  if (!value) return false;
+  if (value->kind == Value::Kind::Boolean) {
+    *out = value->boolean;
+    return true;
+  }
+  if (!value->isNumber() || (value->asDouble() != 0 && value->asDouble() != 1)) return false;
+  *out = value->asDouble() == 1;
+  return true;
+}
+
+bool readPlainNode(const json_input::FlatValue& item, Node* node) {
+  if (item.value().kind != Value::Kind::Object) return false;
+  const Value *id = nullptr, *supported = nullptr, *cpu = nullptr, *fpga = nullptr, *backward = nullptr,
+              *color = nullptr, *size = nullptr, *name = nullptr;
+  for (const auto& [key, value] : item.members()) {  // the last of a repeated key counts
+    if (key == "id") id = &value;
+    else if (key == "supportedOnFpga") supported = &value;
+    else if (key == "cpuLatency") cpu = &value;
+    else if (key == "fpgaLatency") fpga = &value;
+    else if (key == "isBackwardNode") backward = &value;
+    else if (key == "colorClass") color = &value;
+    else if (key == "size") size = &value;
+    else if (key == "name") name = &value;
+  }
+  Node read;
+  std::int64_t colorClass = 0;
+  if (!plainInteger(id, &read.id) || !plainFlag(supported, &read.supportedOnFpga) ||
+      !plainNumber(cpu, false, &read.cpuLatency) || !plainNumber(fpga, false, &read.fpgaLatency) ||
+      !plainFlag(backward, &read.isBackward) || (color && !plainInteger(color, &colorClass)) ||
+      (size && !plainNumber(size, false, &read.size)))
+    return false;
+  if (color) read.colorClass = colorClass;
+  if (name && name->kind == Value::Kind::String) read.name = name->string;
+  *node = std::move(read);
+  return true;
+}
+
+bool readPlainEdge(const json_input::FlatValue& item, RawEdge* edge) {
+  if (item.value().kind != Value::Kind::Object) return false;
+  const Value *source = nullptr, *dest = nullptr, *cost = nullptr;
+  for (const auto& [key, value] : item.members()) {
+    if (key == "sourceId") source = &value;
+    else if (key == "destId") dest = &value;
+    else if (key == "cost") cost = &value;
+  }
+  RawEdge read;
+  if (!plainInteger(source, &read.sourceId) || !plainInteger(dest, &read.destId) ||
+      !plainNumber(cost, true, &read.cost))
+    return false;
+  *edge = read;
+  return true;
+}
+
 /// One element of the nodes array; false with *error set if it is not a node.
 bool readNode(const json_input::FlatValue& item, std::size_t i, const std::string& file, std::string* error,
               Node* node) {
@@ -339,10 +421,9 @@ bool readEdge(const json_input::FlatValue& item, std::size_t i, const std::strin
          f.integer("destId", &edge->destId, true) && f.number("cost", &edge->cost, /*allowNegative=*/true);
 }
 
-}  // namespace
-
-std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
-                                      std::string* error) {
+/// parseWorkload, of a text the parser may copy (a view) or parse where it lies (a string).
+template <class Text>
+std::optional<Workload> parseWorkloadText(Text&& text, const std::string& name, std::string* error) {
   // Nodes and edges are read as the parser meets them; only the first bad
   // one of each is kept, and reported after the top-level fields, in the
   // order a check of the whole tree would find them.
@@ -367,14 +448,16 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
     if (field == 0) {
       const std::size_t i = numNodes++;
       Node node;
-      if (nodeError.empty() && readNode(item, i, name, &nodeError, &node)) nodes.push_back(std::move(node));
+      if (nodeError.empty() && (readPlainNode(item, &node) || readNode(item, i, name, &nodeError, &node)))
+        nodes.push_back(std::move(node));
     } else {
       const std::size_t i = numEdges++;
       RawEdge edge;
-      if (edgeError.empty() && readEdge(item, i, name, &edgeError, &edge)) edges.push_back(edge);
+      if (edgeError.empty() && (readPlainEdge(item, &edge) || readEdge(item, i, name, &edgeError, &edge)))
+        edges.push_back(edge);
     }
   };
-  const auto root = json_input::parseFlat(text, name, error, streamed);
+  const auto root = json_input::parseFlat(std::forward<Text>(text), name, error, streamed);
   if (!root) return std::nullopt;
   json_input::Fields top(*root, name, "", error);
   if (!top.isObject()) return std::nullopt;
@@ -402,10 +485,16 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
   return buildWorkload(name, machine, std::move(nodes), edges, error);
 }
 
+}  // namespace
+
+std::optional<Workload> parseWorkload(std::string_view text, const std::string& name, std::string* error) {
+  return parseWorkloadText(text, name, error);
+}
+
 std::optional<Workload> loadWorkload(const std::string& path, std::string* error) {
   auto text = readFile(path, error);
   if (!text) return std::nullopt;
-  return parseWorkload(*text, path, error);
+  return parseWorkloadText(std::move(*text), path, error);
 }
 
 std::string workloadToJson(const Workload& workload) {

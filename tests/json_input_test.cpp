@@ -182,6 +182,38 @@ TEST(JsonInput, StringsAreUtf8AsNlohmannReadThem) {
 
 // Errors point at the byte where the fault starts, as they did before
 // RapidJSON read the input.
+// Numbers are typed and converted by us (most without from_chars): every
+// form, from one digit to past what a double or 64 bits hold, reads as
+// nlohmann read it, to the bit.
+TEST(JsonInput, NumbersReadAsNlohmannReadThem) {
+  std::mt19937_64 random(11);
+  const auto digits = [&](int count, bool leadingZeroAllowed) {
+    std::string text;
+    for (int i = 0; i < count; ++i) text += static_cast<char>('0' + (i == 0 && !leadingZeroAllowed ? 1 + random() % 9 : random() % 10));
+    return text;
+  };
+  int integers = 0, decimals = 0, exponents = 0;
+  for (int trial = 0; trial < 30000; ++trial) {
+    std::string number = random() % 4 == 0 ? "-" : "";
+    const int integerDigits = 1 + static_cast<int>(random() % 21);
+    number += integerDigits == 1 ? digits(1, true) : digits(integerDigits, false);
+    if (random() % 3 != 0) number += "." + digits(1 + static_cast<int>(random() % 25), true);
+    if (random() % 6 == 0) number += (random() % 2 ? "e" : "E-") + std::to_string(random() % 40);
+    SCOPED_TRACE(number);
+    const InputJson theirs = InputJson::parse("[" + number + "]");
+    std::string error;
+    const auto ours = json_input::parseDocument("[" + number + "]", "d.json", &error);
+    ASSERT_TRUE(ours.has_value()) << error;
+    ASSERT_TRUE(sameTree(*ours, theirs)) << ours->dump(-1) << " against " << theirs.dump(-1);
+    integers += theirs[0].is_number_integer();
+    decimals += theirs[0].is_number_float() && number.find_first_of("eE") == std::string::npos;
+    exponents += number.find_first_of("eE") != std::string::npos;
+  }
+  EXPECT_GT(integers, 5000);
+  EXPECT_GT(decimals, 10000);
+  EXPECT_GT(exponents, 3000);
+}
+
 TEST(JsonInput, ErrorsNameTheBytesOfTheFault) {
   auto errorOf = [](const std::string& text) {
     std::string error;
@@ -209,6 +241,20 @@ TEST(JsonInput, ErrorsNameTheBytesOfTheFault) {
             "d.json: invalid JSON at byte 18: line 2, column 10: the string just before here is not UTF-8 (or escapes "
             "a lone UTF-16 surrogate)");
   EXPECT_EQ(errorOf(std::string("{\"a\": 1, \"b\": \0 2}", 18)), "d.json: invalid JSON at byte 14: a NUL byte");
+  // Strings are decoded where they lie: an escaped newline, in a key or a
+  // value, does not end a line (a tab, escaped the same way, shows where).
+  for (const char* escape : {"\\n", "\\u000a"}) {
+    const std::string plain = std::string("{\"k\\t\": \"x\\ty\\t\",\n \"b\": [\"\\t\", tru]}");
+    std::string escaped = plain;
+    for (std::size_t at; (at = escaped.find("\\t")) != std::string::npos;) escaped.replace(at, 2, escape);
+    const std::string expected = errorOf(plain);
+    EXPECT_NE(expected.find("line 2, column"), std::string::npos) << expected;
+    const std::size_t shift = std::string(escape).size() - 2;  // each of the 4 escapes is this much longer
+    const std::string column = std::to_string(std::stoul(expected.substr(expected.find("column ") + 7)) + shift);
+    const std::string byte = std::to_string(std::stoul(expected.substr(expected.find("byte ") + 5)) + 4 * shift);
+    EXPECT_EQ(errorOf(escaped), "d.json: invalid JSON at byte " + byte + ": line 2, column " + column +
+                                    ": Invalid value.") << escaped;
+  }
 }
 
 /// A value as a flat read sees it, with its JSON type (1, 1u and 1.0 are

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -47,6 +49,63 @@ TEST(Workload, AcceptsPaperSpellings) {
   EXPECT_EQ(w.successors(0)[0], 1);
   EXPECT_EQ(w.predecessors(2)[0], 1);
   EXPECT_EQ(w.topologicalOrder, (std::vector<NodeIndex>{0, 1, 2}));
+}
+
+// Nodes and edges in their plainest form are read on a fast path, any other
+// accepted spelling (an id written 3.0) by the checked one: both read the
+// same workload, field for field, on random graphs.
+TEST(Workload, PlainAndOtherSpellingsReadTheSame) {
+  std::mt19937_64 random(5);
+  int checked = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 2 + static_cast<int>(random() % 12);
+    const auto amount = [&] { return random() % 2 ? std::to_string(random() % 1000) : std::to_string(random() % 100000) + "." + std::to_string(random() % 1000); };
+    const auto flag = [&] { return std::string(random() % 2 ? (random() % 2 ? "true" : "false") : (random() % 2 ? "1" : "0")); };
+    std::string nodes[2], edges[2];
+    for (int v = 0; v < n; ++v) {
+      std::string fields = R"(, "supportedOnFpga": )" + flag() + R"(, "cpuLatency": )" + amount() +
+                           R"(, "fpgaLatency": )" + amount() + R"(, "isBackwardNode": false)";
+      if (random() % 2) fields += R"(, "colorClass": )" + std::to_string(static_cast<int>(random() % 5) - 1);
+      if (random() % 2) fields += R"(, "size": )" + amount();
+      if (random() % 2) fields += R"(, "name": "op)" + std::to_string(v) + R"(_with_a_long_name")";
+      if (random() % 4 == 0) fields += R"(, "extra": [1, {"x": 2}])";
+      const std::string id = std::to_string(10 * v + 3);
+      for (int form = 0; form < 2; ++form)
+        nodes[form] += std::string(v ? ", " : "") + R"({"id": )" + id + (form ? ".0" : "") + fields + "}";
+    }
+    for (int v = 1; v < n; ++v) {
+      const int u = static_cast<int>(random() % v);
+      const std::string cost = std::to_string(u) + ".5";  // all edges leaving u carry the same cost
+      for (int form = 0; form < 2; ++form)
+        edges[form] += std::string(v > 1 ? ", " : "") + R"({"sourceId": )" + std::to_string(10 * u + 3) +
+                       (form ? ".0" : "") + R"(, "destId": )" + std::to_string(10 * v + 3) + R"(, "cost": )" + cost + "}";
+    }
+    std::optional<Workload> read[2];
+    for (int form = 0; form < 2; ++form) {
+      const std::string text = R"({"maxSizePerFPGA": 1e12, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [)" + nodes[form] +
+                               R"(], "edges": [)" + edges[form] + "]}";
+      std::string error;
+      read[form] = parseWorkload(text, "w.json", &error);
+      ASSERT_TRUE(read[form].has_value()) << error << "\n" << text;
+    }
+    ASSERT_EQ(read[0]->nodes.size(), read[1]->nodes.size());
+    for (std::size_t v = 0; v < read[0]->nodes.size(); ++v) {
+      const Node &a = read[0]->nodes[v], &b = read[1]->nodes[v];
+      EXPECT_EQ(a.id, b.id);
+      EXPECT_EQ(a.supportedOnFpga, b.supportedOnFpga);
+      EXPECT_EQ(a.cpuLatency, b.cpuLatency);
+      EXPECT_EQ(a.fpgaLatency, b.fpgaLatency);
+      EXPECT_EQ(a.isBackward, b.isBackward);
+      EXPECT_EQ(a.colorClass, b.colorClass);
+      EXPECT_EQ(a.size, b.size);
+      EXPECT_EQ(a.name, b.name);
+      ++checked;
+    }
+    EXPECT_EQ(read[0]->outCost, read[1]->outCost);
+    EXPECT_EQ(read[0]->classOf, read[1]->classOf);
+    EXPECT_EQ(workloadToJson(*read[0]), workloadToJson(*read[1]));
+  }
+  EXPECT_GT(checked, 1500);
 }
 
 TEST(Workload, RoundTripsThroughJson) {

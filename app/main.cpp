@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <unistd.h>
@@ -326,112 +327,119 @@ int main(int argc, char** argv) {
 
   SolveArgs solveArgs;
   auto* solveCmd = app.add_subcommand("solve", "find a placement and write its plan JSON");
-  solveCmd->footer("Methods:" + methodList());
-  solveCmd->add_option("workload", solveArgs.workload, "workload JSON file")->required();
-  addObjective(solveCmd, &solveArgs.options.objective);
-  solveCmd->add_option("--method", solveArgs.method, "placement method (see below)")
-      ->capture_default_str();
-  solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
-  solveCmd->add_option("--time-limit", solveArgs.options.timeLimitSeconds, "seconds")
-      ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
-  solveArgs.options.threads = defaultThreads();
-  solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
-      ->check(CLI::Range(1, 256))->capture_default_str();
-  solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")
-      ->check(kNonNegativeInteger)->capture_default_str();
-  solveCmd->add_option("--q", solveArgs.options.q, "latency: subgraphs per accelerator")
-      ->check(CLI::Range(1, 64))->capture_default_str();
-  solveCmd->add_flag("--diffmaxima", solveArgs.options.diffMaxima,
-                     "throughput: minimize max forward + max backward load");
-  solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
-      ->check(CLI::IsMember({"none", "convex"}))->capture_default_str();
-  solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
-      ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))->capture_default_str();
-  solveCmd->add_option("--restarts", solveArgs.options.restarts, "local-search restarts")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
-  solveCmd->add_option("--max-ideals", solveArgs.options.maxIdeals,
-                       "dp: stop (exit 4) past this many ideals (0: no cap)")
-      ->check(kNonNegativeInteger);
-  solveCmd->add_option("--memory-limit", solveArgs.options.memoryLimitBytes,
-                       "dp: stop (exit 4) past this many bytes of DP tables (0: no cap)")
-      ->check(kNonNegativeInteger);
-  solveCmd->add_option("--plan", solveArgs.plan, "expert: the split to evaluate")
-      ->check(CLI::ExistingFile);
-  solveCmd->add_option("--write-model", solveArgs.options.writeModelPath,
-                       "milp: also export the model (.lp or .mps)");
-  solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
-  solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
-
   EvaluateArgs evalArgs;
   auto* evalCmd = app.add_subcommand(
       "evaluate", "check a plan against a workload and recompute its objective (exit 3 if infeasible)");
-  evalCmd->add_option("workload", evalArgs.workload, "workload JSON file")->required();
-  evalCmd->add_option("plan", evalArgs.plan, "plan JSON file")->required();
-  addObjective(evalCmd, &evalArgs.options.objective);
-  evalCmd->add_option("--q", evalArgs.options.q, "latency: subgraphs allowed per accelerator")
-      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
-  evalCmd->add_flag("--contiguous", evalArgs.options.requireContiguous,
-                    "flag plans whose blocks are not contiguous");
-  evalCmd->add_flag("--diffmaxima", evalArgs.options.diffMaxima,
-                    "objective: max forward + max backward load");
-  evalCmd->add_option("--format", evalArgs.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-
   InfoArgs infoArgs;
   auto* infoCmd = app.add_subcommand("info", "print graph statistics of a workload");
-  infoCmd->add_option("workload", infoArgs.workload, "workload JSON file")->required();
-  infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many")
-      ->check(kNonNegativeInteger)->capture_default_str();
-
   GenerateArgs genArgs;
   auto* genCmd = app.add_subcommand("generate", "write a synthetic workload JSON");
-  genCmd->add_option("shape", genArgs.shape, "chain, transformer, cnn or series-parallel")
-      ->required();
-  genCmd->add_option("--blocks", genArgs.options.blocks, "layers or blocks")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
-  genCmd->add_option("--width", genArgs.options.width, "heads or parallel branches")
-      ->check(CLI::Range(1, 1000))->capture_default_str();
-  genCmd->add_option("--chain-length", genArgs.options.chainLength,
-                     "series-parallel: nodes per parallel chain")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
-  genCmd->add_option("--unsupported-fraction", genArgs.options.unsupportedFraction,
-                     "share of nodes that only run on CPUs")
-      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  genCmd->add_flag("--training", genArgs.options.training, "add backward twins");
-  genCmd->add_option("--seed", genArgs.options.seed, "random seed")
-      ->check(kNonNegativeInteger)->capture_default_str();
-  genCmd->add_option("--accelerators", genArgs.options.accelerators, "maxFPGAs")
-      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
-  genCmd->add_option("--cpus", genArgs.options.cpus, "maxCPUs")
-      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
-  genCmd->add_option("--memory", genArgs.options.memoryPerAccelerator, "bytes per accelerator")
-      ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))->capture_default_str();
-  genCmd->add_option("--out", genArgs.out, "write here instead of stdout");
-
   CompareArgs cmpArgs;
   cmpArgs.options.timeLimitSeconds = 60;
   auto* cmpCmd = app.add_subcommand("compare", "run several methods side by side");
-  cmpCmd->footer("Methods:" + methodList());
-  cmpCmd->add_option("workloads", cmpArgs.workloads, "workload JSON files")->required();
-  addObjective(cmpCmd, &cmpArgs.options.objective);
-  cmpCmd->add_option("--methods", cmpArgs.methods,
-                     "comma-separated methods (default: all for the objective)");
-  cmpCmd->add_option("--time-limit", cmpArgs.options.timeLimitSeconds, "seconds per method run")
-      ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
-  cmpArgs.options.threads = defaultThreads();
-  cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
-      ->check(CLI::Range(1, 256))->capture_default_str();
-  cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")
-      ->check(kNonNegativeInteger)->capture_default_str();
-  cmpCmd->add_option("--q", cmpArgs.options.q, "latency: subgraphs per accelerator")
-      ->check(CLI::Range(1, 64))->capture_default_str();
-  cmpCmd->add_option("--restarts", cmpArgs.options.restarts, "local-search restarts")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmpCmd->add_flag("--diffmaxima", cmpArgs.options.diffMaxima,
-                   "throughput: minimize max forward + max backward load");
-  cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
-      ->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
-  cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");
+
+  // Only the command named first gets its options: defining every command's
+  // (CLI11 builds each option's names, checks and help text) cost more than
+  // reading a small workload. Help and errors for that command are whole.
+  const std::string_view command = argc > 1 ? argv[1] : "";
+  if (command == "solve") {
+    solveCmd->footer("Methods:" + methodList());
+    solveCmd->add_option("workload", solveArgs.workload, "workload JSON file")->required();
+    addObjective(solveCmd, &solveArgs.options.objective);
+    solveCmd->add_option("--method", solveArgs.method, "placement method (see below)")
+        ->capture_default_str();
+    solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
+    solveCmd->add_option("--time-limit", solveArgs.options.timeLimitSeconds, "seconds")
+        ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
+    solveArgs.options.threads = defaultThreads();
+    solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
+        ->check(CLI::Range(1, 256))->capture_default_str();
+    solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")
+        ->check(kNonNegativeInteger)->capture_default_str();
+    solveCmd->add_option("--q", solveArgs.options.q, "latency: subgraphs per accelerator")
+        ->check(CLI::Range(1, 64))->capture_default_str();
+    solveCmd->add_flag("--diffmaxima", solveArgs.options.diffMaxima,
+                       "throughput: minimize max forward + max backward load");
+    solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
+        ->check(CLI::IsMember({"none", "convex"}))->capture_default_str();
+    solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
+        ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))->capture_default_str();
+    solveCmd->add_option("--restarts", solveArgs.options.restarts, "local-search restarts")
+        ->check(CLI::Range(1, 1000000))->capture_default_str();
+    solveCmd->add_option("--max-ideals", solveArgs.options.maxIdeals,
+                         "dp: stop (exit 4) past this many ideals (0: no cap)")
+        ->check(kNonNegativeInteger);
+    solveCmd->add_option("--memory-limit", solveArgs.options.memoryLimitBytes,
+                         "dp: stop (exit 4) past this many bytes of DP tables (0: no cap)")
+        ->check(kNonNegativeInteger);
+    solveCmd->add_option("--plan", solveArgs.plan, "expert: the split to evaluate")
+        ->check(CLI::ExistingFile);
+    solveCmd->add_option("--write-model", solveArgs.options.writeModelPath,
+                         "milp: also export the model (.lp or .mps)");
+    solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
+    solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
+  } else if (command == "evaluate") {
+    evalCmd->add_option("workload", evalArgs.workload, "workload JSON file")->required();
+    evalCmd->add_option("plan", evalArgs.plan, "plan JSON file")->required();
+    addObjective(evalCmd, &evalArgs.options.objective);
+    evalCmd->add_option("--q", evalArgs.options.q, "latency: subgraphs allowed per accelerator")
+        ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+    evalCmd->add_flag("--contiguous", evalArgs.options.requireContiguous,
+                      "flag plans whose blocks are not contiguous");
+    evalCmd->add_flag("--diffmaxima", evalArgs.options.diffMaxima,
+                      "objective: max forward + max backward load");
+    evalCmd->add_option("--format", evalArgs.format, "text or json")
+        ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  } else if (command == "info") {
+    infoCmd->add_option("workload", infoArgs.workload, "workload JSON file")->required();
+    infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many")
+        ->check(kNonNegativeInteger)->capture_default_str();
+  } else if (command == "generate") {
+    genCmd->add_option("shape", genArgs.shape, "chain, transformer, cnn or series-parallel")
+        ->required();
+    genCmd->add_option("--blocks", genArgs.options.blocks, "layers or blocks")
+        ->check(CLI::Range(1, 100000))->capture_default_str();
+    genCmd->add_option("--width", genArgs.options.width, "heads or parallel branches")
+        ->check(CLI::Range(1, 1000))->capture_default_str();
+    genCmd->add_option("--chain-length", genArgs.options.chainLength,
+                       "series-parallel: nodes per parallel chain")
+        ->check(CLI::Range(1, 100000))->capture_default_str();
+    genCmd->add_option("--unsupported-fraction", genArgs.options.unsupportedFraction,
+                       "share of nodes that only run on CPUs")
+        ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+    genCmd->add_flag("--training", genArgs.options.training, "add backward twins");
+    genCmd->add_option("--seed", genArgs.options.seed, "random seed")
+        ->check(kNonNegativeInteger)->capture_default_str();
+    genCmd->add_option("--accelerators", genArgs.options.accelerators, "maxFPGAs")
+        ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+    genCmd->add_option("--cpus", genArgs.options.cpus, "maxCPUs")
+        ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+    genCmd->add_option("--memory", genArgs.options.memoryPerAccelerator, "bytes per accelerator")
+        ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))->capture_default_str();
+    genCmd->add_option("--out", genArgs.out, "write here instead of stdout");
+  } else if (command == "compare") {
+    cmpCmd->footer("Methods:" + methodList());
+    cmpCmd->add_option("workloads", cmpArgs.workloads, "workload JSON files")->required();
+    addObjective(cmpCmd, &cmpArgs.options.objective);
+    cmpCmd->add_option("--methods", cmpArgs.methods,
+                       "comma-separated methods (default: all for the objective)");
+    cmpCmd->add_option("--time-limit", cmpArgs.options.timeLimitSeconds, "seconds per method run")
+        ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
+    cmpArgs.options.threads = defaultThreads();
+    cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
+        ->check(CLI::Range(1, 256))->capture_default_str();
+    cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")
+        ->check(kNonNegativeInteger)->capture_default_str();
+    cmpCmd->add_option("--q", cmpArgs.options.q, "latency: subgraphs per accelerator")
+        ->check(CLI::Range(1, 64))->capture_default_str();
+    cmpCmd->add_option("--restarts", cmpArgs.options.restarts, "local-search restarts")
+        ->check(CLI::Range(1, 1000000))->capture_default_str();
+    cmpCmd->add_flag("--diffmaxima", cmpArgs.options.diffMaxima,
+                     "throughput: minimize max forward + max backward load");
+    cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
+        ->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+    cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");
+  }
 
   try {
     app.parse(argc, argv);
@@ -458,10 +466,12 @@ int main(int argc, char** argv) {
     return fail(what + " (see --help)");
   }
 
-  solveArgs.qGiven = solveCmd->count("--q") > 0;
   int code = kInvalid;
   try {
-    if (*solveCmd) code = runSolve(solveArgs);
+    if (*solveCmd) {
+      solveArgs.qGiven = solveCmd->count("--q") > 0;
+      code = runSolve(solveArgs);
+    }
     else if (*evalCmd) code = runEvaluate(evalArgs);
     else if (*infoCmd) code = runInfo(infoArgs);
     else if (*genCmd) code = runGenerate(genArgs);

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,11 +26,22 @@ const char* kWorkload = R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 1, 
   {"id": 2, "supportedOnFpga": 1, "cpuLatency": 20, "fpgaLatency": 2, "isBackwardNode": 0, "size": 40}],
   "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}]})";
 
+// Each command's help lists its own options (only the command named is
+// given them), and the top level's lists every command.
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* command : {"", "solve ", "evaluate ", "info ", "generate ", "compare "}) {
-    auto result = runCli(std::string(command) + "--help");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+      {"", {"solve", "evaluate", "info", "generate", "compare", "--version"}},
+      {"solve ", {"workload TEXT REQUIRED", "--method", "--threads", "--max-ideals", "--quiet", "Methods:"}},
+      {"evaluate ", {"plan TEXT REQUIRED", "--contiguous", "--format"}},
+      {"info ", {"workload TEXT REQUIRED", "--max-ideals"}},
+      {"generate ", {"shape TEXT REQUIRED", "--width", "--training"}},
+      {"compare ", {"workloads TEXT ... REQUIRED", "--methods", "--format", "Methods:"}},
+  };
+  for (const auto& [command, shown] : expected) {
+    auto result = runCli(command + "--help");
     EXPECT_EQ(result.exitCode, 0) << command;
     EXPECT_NE(result.out.find("Usage"), std::string::npos) << command << result.out;
+    for (const std::string& text : shown) EXPECT_NE(result.out.find(text), std::string::npos) << command << text << result.out;
   }
 }
 

@@ -1437,11 +1437,6 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear) 
                                  accelerators > 0 ? linear.fpgaLatency[v] : kInfinity));
   }
   for (double w : linear.hyperWeight) high += w;
-  // ... and at least an even share of the least work there is.
-  double leastWork = 0;
-  for (int v = 0; v < n; ++v)
-    leastWork += std::min(cpus > 0 ? linear.cpuLatency[v] : kInfinity, accelerators > 0 ? linear.fpgaLatency[v] : kInfinity);
-  low = std::max(low, leastWork / (accelerators + cpus));
 
   IntervalSums interval(linear);
   // The furthest end of an accelerator interval starting at `start` with a
@@ -1495,15 +1490,6 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear) 
     return -1;
   };
   if (pack(high) < 0) return {};
-  // The sum of everything is far above: doubling from the lower bound finds
-  // a closer limit the packing meets first (about 5 fewer packings).
-  for (double probe = 2 * low; low > 0 && std::isfinite(high) && probe < high; probe *= 2) {
-    if (pack(probe) >= 0) {
-      high = probe;
-      break;
-    }
-    low = probe;
-  }
   // Only a cut for linearChainSeed: a per mille is close enough.
   for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
     const double middle = (low + high) / 2;

@@ -72,6 +72,9 @@ def run(args):
     peak_kb = float(open(rss_file).read().strip().splitlines()[-1])
     return child.returncode, child.stdout, peak_kb / 1024.0
 
+def median_peak(args, times=5):
+    return statistics.median(run(args)[2] for _ in range(times))
+
 def timed(args, program=None):
     """Runs the program spawned directly (GNU time's own start would add about
     5 ms); returns (exit code, stdout, wall seconds)."""
@@ -122,8 +125,9 @@ def measure(path, extra, repeat=None, whole_process=True):
                 solve_range=(min(solves), max(solves)) if solves else None,
                 peak=max(peaks), dp_mb=dp_mb, objective=objective, lower=lower, codes=codes)
 
-# What any run of this executable holds before it reads a workload.
-baseline_mb = run(["--help"])[2]
+# What any run of this executable holds before it reads a workload: its
+# start-up and a one-line error (a file that is not there: exit 2).
+baseline_mb = median_peak(["solve", os.path.join(os.environ["TMPDIR_BENCH"], "missing.json")])
 floor_s = statistics.median(timed([], os.environ["FLOOR"])[2] for _ in range(3 * runs))
 
 rows = []
@@ -165,8 +169,9 @@ lines = ["## Exact throughput DP (dp)", "",
          "faster as a whole process. "
          "**DP MB** = the DP's own data "
          "(ideal lattice + DP tables, as the solver reports it); **RSS MB** = the process's peak resident "
-         f"set (GNU time), which includes the {baseline_mb:.1f} MB that `dnnplace --help` alone peaks at "
-         "(the fully static executable's start-up, mostly its own code, which the kernel maps 64 KB at a time "
+         f"set (GNU time), which includes the {baseline_mb:.1f} MB that the executable's start-up alone peaks at "
+         "(`dnnplace solve` of a file that is not there, median of 5: the fully static executable's start-up, "
+         "mostly its own code, which the kernel maps 64 KB at a time "
          "as it first runs; the functions that start-up and a DP solve run are laid out side by side, "
          "`app/function-order.txt`; a static C++ hello-world peaks at about 1.3 MB here: see the floors section) "
          "and the parsed workload. "

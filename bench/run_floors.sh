@@ -103,7 +103,9 @@ anonymous, code, mapped = (statistics.median(p[i] for p in probe) for i in range
 floors = [("static C program that returns at once", [os.path.join(tmp, "c_static")]),
           ("static C++ hello-world (iostream)", [os.path.join(tmp, "cpp_static")]),
           ("dynamic C++ hello-world (iostream)", [os.path.join(tmp, "cpp_dynamic")]),
-          ("`dnnplace --version`", [cli, "--version"])]
+          ("`dnnplace --version`", [cli, "--version"]),
+          ("`dnnplace solve` of a file that is not there (start-up and a one-line error)",
+           [cli, "solve", os.path.join(tmp, "missing.json")])]
 floor_rows = [(name, statistics.median(peak_mb(command) for _ in range(5))) for name, command in floors]
 
 def wall(command):

@@ -338,10 +338,14 @@ int main(int argc, char** argv) {
   cmpArgs.options.timeLimitSeconds = 60;
   auto* cmpCmd = app.add_subcommand("compare", "run several methods side by side");
 
-  // Only the command named first gets its options: defining every command's
+  // Only the command named gets its options: defining every command's
   // (CLI11 builds each option's names, checks and help text) cost more than
-  // reading a small workload. Help and errors for that command are whole.
-  const std::string_view command = argc > 1 ? argv[1] : "";
+  // reading a small workload. It is the first argument that names one, so
+  // that `--help solve` shows solve's whole help too.
+  std::string_view command;
+  for (int i = 1; i < argc && command.empty(); ++i)
+    for (const char* name : {"solve", "evaluate", "info", "generate", "compare"})
+      if (std::string_view(argv[i]) == name) command = name;
   if (command == "solve") {
     solveCmd->footer("Methods:" + methodList());
     solveCmd->add_option("workload", solveArgs.workload, "workload JSON file")->required();

@@ -54,7 +54,7 @@ fi
 
 FLOOR="$tmp/returns" TMPDIR_BENCH="$tmp" BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
 COMMIT="$commit" CPU="$cpu" CORES="$cores" DOC="$repo/docs/benchmarks.md" python3 - <<'PY'
-import datetime, json, os, re, statistics, subprocess, time
+import datetime, json, os, re, statistics, subprocess, sys, time
 
 cli, shared = os.environ["CLI"], os.environ["SHARED"]
 runs, threads = int(os.environ["RUNS"]), os.environ["THREADS"]
@@ -127,7 +127,10 @@ def measure(path, extra, repeat=None, whole_process=True):
 
 # What any run of this executable holds before it reads a workload: its
 # start-up and a one-line error (a file that is not there: exit 2).
-baseline_mb = median_peak(["solve", os.path.join(os.environ["TMPDIR_BENCH"], "missing.json")])
+missing = ["solve", os.path.join(os.environ["TMPDIR_BENCH"], "missing.json")]
+if run(missing)[0] != 2:
+    sys.exit("error: dnnplace solve of a missing file did not exit 2")
+baseline_mb = median_peak(missing)
 floor_s = statistics.median(timed([], os.environ["FLOOR"])[2] for _ in range(3 * runs))
 
 rows = []

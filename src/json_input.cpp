@@ -1,15 +1,14 @@
 #include "json_input.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
-// RapidJSON's 16-byte scans of whitespace and strings (x86-64 always has SSE2).
-#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
-#define RAPIDJSON_SSE2
-#endif
+// RAPIDJSON_SSE2 (its 16-byte scans of whitespace and strings) is set for
+// the whole library by CMakeLists.txt, so that every file sees one RapidJSON.
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
@@ -111,6 +110,8 @@ std::optional<Value> typedNumber(const char* text, std::size_t length) {
   // of at most 15 digits is m / 10^k with m and 10^k exact doubles (k <= 22),
   // and one IEEE division rounds that correctly, as from_chars would
   // (Clinger's fast path).
+  // One division rounds correctly only in double precision, as SSE2 computes it.
+  static_assert(FLT_EVAL_METHOD == 0, "the fast path needs double arithmetic without excess precision");
   static constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                             1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                             1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -169,11 +170,10 @@ std::optional<Value> typedNumber(const char* text, std::size_t length) {
 /// Strings are checked here rather than by RapidJSON (whose check costs
 /// more than its parse): well-formed UTF-8, which also refuses the bytes
 /// RapidJSON makes of an escaped lone UTF-16 surrogate ("\\udc00"), as
-/// nlohmann did. Sets *newline if a byte is a newline. The 7 bytes past
-/// the end must be readable (they are, in a text padded for parsing).
-bool validUtf8(const unsigned char* s, std::size_t n, bool* newline) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighBits = 0x8080808080808080ull;
-  std::uint64_t newlines = 0;  // a high bit set where a byte is '\n'
+/// nlohmann did. The 7 bytes past the end must be readable (they are, in a
+/// text padded for parsing).
+bool validUtf8(const unsigned char* s, std::size_t n) {
+  constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
   std::size_t i = 0;
   while (i < n) {
     // Eight bytes at a time, the last few with the bytes past the end read as NUL.
@@ -182,14 +182,11 @@ bool validUtf8(const unsigned char* s, std::size_t n, bool* newline) {
     const std::size_t left = n - i;
     if (left < 8) word &= ~0ull >> (8 * (8 - left));
     if ((word & kHighBits) == 0) {  // all ASCII
-      const std::uint64_t zeroIfNewline = word ^ (kOnes * '\n');
-      newlines |= (zeroIfNewline - kOnes) & ~zeroIfNewline & kHighBits;
       i += 8;
       continue;
     }
     const unsigned c = s[i];
     if (c < 0x80) {
-      newlines |= c == '\n';
       ++i;
       continue;
     }
@@ -204,13 +201,8 @@ bool validUtf8(const unsigned char* s, std::size_t n, bool* newline) {
       return false;
     i += length;
   }
-  *newline = newlines != 0;
   return true;
 }
-
-/// Where an in-place parse decoded a string holding a newline: the text
-/// has none inside strings (only escaped), so line numbers skip these.
-using DecodedSpans = std::vector<std::pair<std::size_t, std::size_t>>;  // offset, length
 
 /// RapidJSON's parse events, checked (numbers typed, strings UTF-8, nesting
 /// bounded) and handed to Derived as value(Value), key(name), open(kind)
@@ -221,9 +213,6 @@ template <class Derived>
 class CheckedReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Derived> {
  public:
   const ReadFaults& faults() const { return faults_; }
-  /// The text parsed in place: strings are decoded within it.
-  void setBase(const char* base) { base_ = base; }
-  const DecodedSpans& decodedNewlines() const { return decodedNewlines_; }
 
   bool Null() { return derived().value(Value()); }
   bool Bool(bool v) {
@@ -269,13 +258,9 @@ class CheckedReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Der
  private:
   Derived& derived() { return static_cast<Derived&>(*this); }
   bool checkString(const char* text, std::size_t length) {
-    bool newline = false;
-    if (!validUtf8(reinterpret_cast<const unsigned char*>(text), length, &newline)) {
-      faults_.badString = true;
-      return false;
-    }
-    if (newline) decodedNewlines_.emplace_back(static_cast<std::size_t>(text - base_), length);
-    return true;
+    if (validUtf8(reinterpret_cast<const unsigned char*>(text), length)) return true;
+    faults_.badString = true;
+    return false;
   }
   bool enter() {
     // Unbounded nesting would cost memory in proportion; our formats need 4 levels.
@@ -286,8 +271,6 @@ class CheckedReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Der
 
   ReadFaults faults_;
   int nesting_ = 0;
-  const char* base_ = nullptr;
-  DecodedSpans decodedNewlines_;
 };
 
 /// Builds the whole tree as nlohmann's own DOM parser would.
@@ -401,27 +384,24 @@ class FlatReader : public CheckedReader<FlatReader> {
   bool elementIsObject_ = false;
 };
 
-/// Line and column (from 1) of a byte offset of a text parsed in place,
-/// for messages: newlines in `decoded` strings were escapes, not line ends.
-std::string lineAndColumn(std::string_view text, std::size_t offset, const DecodedSpans& decoded) {
+/// Line and column (from 1) of a byte offset, for messages.
+std::string lineAndColumn(std::string_view text, std::size_t offset) {
   offset = std::min(offset, text.size());
-  std::size_t line = 1, lineStart = 0, span = 0;
-  for (std::size_t at = text.find('\n'); at < offset; at = text.find('\n', at + 1)) {
-    while (span < decoded.size() && decoded[span].first + decoded[span].second <= at) ++span;
-    if (span < decoded.size() && decoded[span].first <= at) continue;
-    ++line;
-    lineStart = at + 1;
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(offset - lineStart + 1);
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+  const std::size_t lineStart = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const std::size_t column = lineStart == std::string_view::npos || offset == 0 ? offset + 1 : offset - lineStart;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
 /// Runs `reader` over `text`, parsing it in place: its first `size` bytes
-/// are the document, followed by kParsePadding NULs. False with *error set
-/// if it is not JSON we read. Only allocation can throw (RapidJSON reports
-/// syntax as a result): a std::bad_alloc goes to the caller as such, not as
-/// invalid JSON.
+/// are the document, followed by kParsePadding NULs. `original` is the
+/// document as it was, for messages, if the caller has it (else empty).
+/// False with *error set if it is not JSON we read. Only allocation can
+/// throw (RapidJSON reports syntax as a result): a std::bad_alloc goes to the
+/// caller as such, not as invalid JSON.
 template <class Reader>
-bool read(std::string& text, std::size_t size, const std::string& name, std::string* error, Reader& reader) {
+bool read(std::string& text, std::size_t size, std::string_view original, const std::string& name,
+          std::string* error, Reader& reader) {
   const std::string_view document(text.data(), size);
   // The parser would read a NUL byte as the end: what follows would go unread.
   if (const std::size_t nul = document.find('\0'); nul != std::string_view::npos) {
@@ -432,13 +412,21 @@ bool read(std::string& text, std::size_t size, const std::string& name, std::str
     *error = name + ": empty file (expected a JSON object)";
     return false;
   }
+  // Parsing in place writes a NUL where each string ends, and decodes
+  // escapes over the string's own bytes (an escaped newline becomes a line
+  // end). Messages count lines in the text as it was: without a backslash,
+  // the NULs alone do not change that count; with one, in a copy.
+  std::string pristine;
+  if (original.data() == nullptr) {
+    if (document.find('\\') != std::string_view::npos) pristine.assign(document);
+    original = pristine.empty() ? document : std::string_view(pristine);
+  }
   // nlohmann skipped a UTF-8 byte order mark; so do we.
   std::size_t start = 0;
   if (document.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
   // In place, strings need no copy; recursive (not iterative) parsing costs
   // a third less, and its depth is bounded by the reader's nesting check.
   rapidjson::InsituStringStream stream(text.data() + start);
-  reader.setBase(text.data());
   rapidjson::Reader parser;
   constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag;
   const rapidjson::ParseResult result = parser.Parse<kFlags>(stream, reader);
@@ -448,14 +436,14 @@ bool read(std::string& text, std::size_t size, const std::string& name, std::str
   // Both a stop from our number check and RapidJSON's own point at the number's start.
   std::string number = faults.overflow;
   if (result.Code() == rapidjson::kParseErrorNumberTooBig) {
-    const std::size_t end = document.find_first_not_of("+-.0123456789eE", at);
-    number = std::string(document.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    const std::size_t end = original.find_first_not_of("+-.0123456789eE", at);
+    number = std::string(original.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
   }
   const auto where = [&] {
-    return name + ": invalid JSON at byte " + std::to_string(at) + ": " +
-           lineAndColumn(document, at, reader.decodedNewlines()) + ": ";
+    return name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(original, at) + ": ";
   };
-  if (faults.tooDeep) {  // the offset is past the bracket: it is taken before its event
+  if (faults.tooDeep) {
+    // RapidJSON takes the bracket, then reports it: the offset is one past it.
     *error = name + ": invalid JSON at byte " + std::to_string(at - 1) + ": nested deeper than " +
              std::to_string(kMaxNesting) + " levels";
   } else if (faults.badString) {
@@ -485,20 +473,30 @@ std::optional<InputJson> parseDocument(std::string_view text, const std::string&
   const std::size_t size = pad(copy);
   InputJson root;
   TreeBuilder builder(root);
-  if (!read(copy, size, name, error, builder)) return std::nullopt;
+  if (!read(copy, size, text, name, error, builder)) return std::nullopt;
   return root;
 }
 
-std::optional<FlatValue> parseFlat(std::string&& text, const std::string& name, std::string* error,
-                                   const StreamedArrays& streamed) {
+namespace {
+
+/// parseFlat of `text` in place; `original`: as read() takes it.
+std::optional<FlatValue> parseFlatInPlace(std::string&& text, std::string_view original, const std::string& name,
+                                          std::string* error, const StreamedArrays& streamed) {
   // On the heap, the text stays where the views point however the result moves.
   auto owned = std::make_unique<std::string>(std::move(text));
   const std::size_t size = pad(*owned);
   FlatValue top;
   FlatReader reader(top, streamed);
-  if (!read(*owned, size, name, error, reader)) return std::nullopt;
+  if (!read(*owned, size, original, name, error, reader)) return std::nullopt;
   top.own(std::move(owned));
   return top;
+}
+
+}  // namespace
+
+std::optional<FlatValue> parseFlat(std::string&& text, const std::string& name, std::string* error,
+                                   const StreamedArrays& streamed) {
+  return parseFlatInPlace(std::move(text), std::string_view(), name, error, streamed);
 }
 
 std::optional<FlatValue> parseFlat(std::string_view text, const std::string& name, std::string* error,
@@ -506,7 +504,7 @@ std::optional<FlatValue> parseFlat(std::string_view text, const std::string& nam
   std::string copy;
   copy.reserve(text.size() + kParsePadding);
   copy.assign(text);
-  return parseFlat(std::move(copy), name, error, streamed);
+  return parseFlatInPlace(std::move(copy), text, name, error, streamed);
 }
 
 std::string describe(const Value& value) {

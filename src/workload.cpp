@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "json_input.hpp"
+#include "plain_elements.hpp"
 
 namespace dnnplace {
 
@@ -304,9 +305,6 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
 
 namespace {
 
-// The common case of an element, read without building messages: every
-// field present in its plainest form (readNode and readEdge below accept
-// the others too, and name the fault). A false leaves the element to them.
 using json_input::Value;
 
 bool plainInteger(const Value* value, std::int64_t* out) {
@@ -339,6 +337,10 @@ bool plainFlag(const Value* value, bool* out) {
   *out = value->asDouble() == 1;
   return true;
 }
+
+}  // namespace
+
+namespace detail {
 
 bool readPlainNode(const json_input::FlatValue& item, Node* node) {
   if (item.value().kind != Value::Kind::Object) return false;
@@ -382,6 +384,10 @@ bool readPlainEdge(const json_input::FlatValue& item, RawEdge* edge) {
   *edge = read;
   return true;
 }
+
+}  // namespace detail
+
+namespace {
 
 /// One element of the nodes array; false with *error set if it is not a node.
 bool readNode(const json_input::FlatValue& item, std::size_t i, const std::string& file, std::string* error,
@@ -448,12 +454,12 @@ std::optional<Workload> parseWorkloadText(Text&& text, const std::string& name, 
     if (field == 0) {
       const std::size_t i = numNodes++;
       Node node;
-      if (nodeError.empty() && (readPlainNode(item, &node) || readNode(item, i, name, &nodeError, &node)))
+      if (nodeError.empty() && (detail::readPlainNode(item, &node) || readNode(item, i, name, &nodeError, &node)))
         nodes.push_back(std::move(node));
     } else {
       const std::size_t i = numEdges++;
       RawEdge edge;
-      if (edgeError.empty() && (readPlainEdge(item, &edge) || readEdge(item, i, name, &edgeError, &edge)))
+      if (edgeError.empty() && (detail::readPlainEdge(item, &edge) || readEdge(item, i, name, &edgeError, &edge)))
         edges.push_back(edge);
     }
   };

@@ -36,6 +36,8 @@ TEST(Cli, HelpOnEveryCommand) {
       {"info ", {"workload TEXT REQUIRED", "--max-ideals"}},
       {"generate ", {"shape TEXT REQUIRED", "--width", "--training"}},
       {"compare ", {"workloads TEXT ... REQUIRED", "--methods", "--format", "Methods:"}},
+      {"--help solve ", {"workload TEXT REQUIRED", "--method", "--threads", "Methods:"}},
+      {"-h evaluate ", {"plan TEXT REQUIRED", "--contiguous"}},
   };
   for (const auto& [command, shown] : expected) {
     auto result = runCli(command + "--help");

@@ -16,6 +16,7 @@
 
 #include "dnnplace/workload.hpp"
 #include "json_input.hpp"
+#include "plain_elements.hpp"
 
 namespace dnnplace {
 namespace {
@@ -197,8 +198,14 @@ TEST(JsonInput, NumbersReadAsNlohmannReadThem) {
     std::string number = random() % 4 == 0 ? "-" : "";
     const int integerDigits = 1 + static_cast<int>(random() % 21);
     number += integerDigits == 1 ? digits(1, true) : digits(integerDigits, false);
-    if (random() % 3 != 0) number += "." + digits(1 + static_cast<int>(random() % 25), true);
-    if (random() % 6 == 0) number += (random() % 2 ? "e" : "E-") + std::to_string(random() % 40);
+    if (random() % 3 != 0) {
+      number += '.';
+      number += digits(1 + static_cast<int>(random() % 25), true);
+    }
+    if (random() % 6 == 0) {
+      number += random() % 2 ? "e" : "E-";
+      number += std::to_string(random() % 40);
+    }
     SCOPED_TRACE(number);
     const InputJson theirs = InputJson::parse("[" + number + "]");
     std::string error;
@@ -242,19 +249,28 @@ TEST(JsonInput, ErrorsNameTheBytesOfTheFault) {
             "a lone UTF-16 surrogate)");
   EXPECT_EQ(errorOf(std::string("{\"a\": 1, \"b\": \0 2}", 18)), "d.json: invalid JSON at byte 14: a NUL byte");
   // Strings are decoded where they lie: an escaped newline, in a key or a
-  // value, does not end a line (a tab, escaped the same way, shows where).
-  for (const char* escape : {"\\n", "\\u000a"}) {
-    const std::string plain = std::string("{\"k\\t\": \"x\\ty\\t\",\n \"b\": [\"\\t\", tru]}");
-    std::string escaped = plain;
-    for (std::size_t at; (at = escaped.find("\\t")) != std::string::npos;) escaped.replace(at, 2, escape);
-    const std::string expected = errorOf(plain);
-    EXPECT_NE(expected.find("line 2, column"), std::string::npos) << expected;
-    const std::size_t shift = std::string(escape).size() - 2;  // each of the 4 escapes is this much longer
-    const std::string column = std::to_string(std::stoul(expected.substr(expected.find("column ") + 7)) + shift);
-    const std::string byte = std::to_string(std::stoul(expected.substr(expected.find("byte ") + 5)) + 4 * shift);
-    EXPECT_EQ(errorOf(escaped), "d.json: invalid JSON at byte " + byte + ": line 2, column " + column +
-                                    ": Invalid value.") << escaped;
+  // value, in a string that ends well or not, does not end a line. Each
+  // document here is one line; read whole, copied, or in place.
+  for (const std::string text : {R"({"k\n": "x\ny\u000a", "b": tru})", R"({"k": "\n\n\n\q"})",
+                                 R"({"a":"\u000a\u000a\x"})", R"({"k": "\n\n\udc00", "x": tru})",
+                                 R"({"k": "\n\n)", R"({"k": ["\n\n", "\n)" "\x01" R"("]})"}) {
+    const std::string error = errorOf(text);
+    const std::size_t byte = std::stoul(error.substr(error.find("byte ") + 5));
+    EXPECT_NE(error.find("line 1, column " + std::to_string(byte + 1) + ": "), std::string::npos) << error;
+    json_input::StreamedArrays streamed;
+    streamed.fields = {"k"};
+    streamed.start = [](std::size_t) {};
+    streamed.element = [](std::size_t, const json_input::FlatValue&) {};
+    std::string flatError, inPlaceError;
+    EXPECT_FALSE(json_input::parseFlat(std::string_view(text), "d.json", &flatError, streamed));
+    EXPECT_FALSE(json_input::parseFlat(std::string(text), "d.json", &inPlaceError, streamed));
+    EXPECT_EQ(flatError, error);
+    EXPECT_EQ(inPlaceError, error);
   }
+  // A real line end still counts, after escaped ones (the second line starts at byte 14).
+  const std::string twoLines = errorOf("{\"a\": \"\\n\\n\",\n \"b\": tru}");
+  const std::size_t byte = std::stoul(twoLines.substr(twoLines.find("byte ") + 5));
+  EXPECT_NE(twoLines.find("line 2, column " + std::to_string(byte - 13) + ": "), std::string::npos) << twoLines;
 }
 
 /// A value as a flat read sees it, with its JSON type (1, 1u and 1.0 are
@@ -368,6 +384,73 @@ std::string firstError(const std::string& text) {
 
 // Nodes and edges are read while parsing, but a file with several faults
 // reports the one a check of the whole tree meets first.
+// The fast path for nodes takes the plain spellings (and reads them as the
+// checked reader does, tests/workload_test.cpp), and leaves every other one,
+// and every fault, to the checked reader.
+TEST(JsonInput, PlainNodesAndEdgesAreReadOnTheFastPath) {
+  const auto elements = [](const std::string& array) {
+    std::vector<std::pair<bool, Node>> read;
+    json_input::StreamedArrays streamed;
+    streamed.fields = {"a"};
+    streamed.start = [](std::size_t) {};
+    streamed.element = [&](std::size_t, const json_input::FlatValue& element) {
+      Node node;
+      node.name = "untouched";
+      const bool plain = detail::readPlainNode(element, &node);
+      read.emplace_back(plain, node);
+    };
+    std::string error;
+    EXPECT_TRUE(json_input::parseFlat(std::string(R"({"a": )") + array + "}", "d.json", &error, streamed)) << error;
+    return read;
+  };
+  const std::string rest = R"("supportedOnFpga": true, "cpuLatency": 2.5, "fpgaLatency": 1, "isBackwardNode": 0)";
+  const auto plain = elements("[{\"id\": 7, " + rest + R"(, "colorClass": -3, "size": 1e3, "name": "conv"},)" +
+                              "{\"id\": 1, \"id\": 8, " + rest + R"(, "supportedOnFpga": 0.0, "isBackwardNode": 1.0}])");
+  ASSERT_EQ(plain.size(), 2u);
+  EXPECT_TRUE(plain[0].first);
+  EXPECT_EQ(plain[0].second.id, 7);
+  EXPECT_EQ(plain[0].second.cpuLatency, 2.5);
+  EXPECT_EQ(plain[0].second.fpgaLatency, 1.0);
+  EXPECT_EQ(plain[0].second.colorClass, std::optional<std::int64_t>(-3));
+  EXPECT_EQ(plain[0].second.size, 1000.0);
+  EXPECT_EQ(plain[0].second.name, "conv");
+  EXPECT_TRUE(plain[0].second.supportedOnFpga);
+  EXPECT_FALSE(plain[0].second.isBackward);
+  EXPECT_TRUE(plain[1].first);  // the last of a repeated key counts; 0.0 and 1.0 are flags
+  EXPECT_EQ(plain[1].second.id, 8);
+  EXPECT_FALSE(plain[1].second.supportedOnFpga);
+  EXPECT_TRUE(plain[1].second.isBackward);
+  EXPECT_EQ(plain[1].second.colorClass, std::nullopt);
+  EXPECT_EQ(plain[1].second.name, "");
+
+  // Not plain: each goes to the checked reader, the node untouched.
+  for (const std::string& other : {"{\"id\": 7.0, " + rest + "}", "{" + rest + "}", "{\"id\": 9223372036854775808, " + rest + "}",
+                                   "{\"id\": 7, " + rest + R"(, "cpuLatency": -1})", "{\"id\": 7, " + rest + R"(, "size": "big"})",
+                                   "{\"id\": 7, " + rest + R"(, "colorClass": 2.0})", "{\"id\": 7, " + rest + R"(, "isBackwardNode": 2})",
+                                   std::string("7"), std::string("[]")}) {
+    const auto read = elements("[" + other + "]");
+    ASSERT_EQ(read.size(), 1u) << other;
+    EXPECT_FALSE(read[0].first) << other;
+    EXPECT_EQ(read[0].second.name, "untouched") << other;
+  }
+
+  json_input::StreamedArrays streamed;
+  streamed.fields = {"e"};
+  streamed.start = [](std::size_t) {};
+  std::vector<bool> plainEdges;
+  streamed.element = [&](std::size_t, const json_input::FlatValue& element) {
+    RawEdge edge;
+    plainEdges.push_back(detail::readPlainEdge(element, &edge));
+    if (plainEdges.size() == 1) {
+      EXPECT_EQ(edge.cost, -0.5);  // an edge's cost may be negative
+    }
+  };
+  std::string error;
+  EXPECT_TRUE(json_input::parseFlat(std::string(R"({"e": [{"sourceId": 1, "destId": 2, "cost": -0.5},
+      {"sourceId": 1.0, "destId": 2, "cost": 1}, {"sourceId": 1, "destId": 2}]})"), "d.json", &error, streamed));
+  EXPECT_EQ(plainEdges, (std::vector<bool>{true, false, false}));
+}
+
 TEST(JsonInput, AWorkloadReportsItsFirstFaultInTreeOrder) {
   const std::string goodNodes = std::string("[") + node(0) + "," + node(1) + "]";
   const std::string goodEdges = R"([{"sourceId": 0, "destId": 1, "cost": 1}])";

@@ -464,12 +464,18 @@ std::size_t pad(std::string& text) {
   return size;
 }
 
-}  // namespace
-
-std::optional<InputJson> parseDocument(std::string_view text, const std::string& name, std::string* error) {
+/// A copy of `text` with room for its padding.
+std::string copyToParse(std::string_view text) {
   std::string copy;
   copy.reserve(text.size() + kParsePadding);
   copy.assign(text);
+  return copy;
+}
+
+}  // namespace
+
+std::optional<InputJson> parseDocument(std::string_view text, const std::string& name, std::string* error) {
+  std::string copy = copyToParse(text);
   const std::size_t size = pad(copy);
   InputJson root;
   TreeBuilder builder(root);
@@ -501,10 +507,7 @@ std::optional<FlatValue> parseFlat(std::string&& text, const std::string& name, 
 
 std::optional<FlatValue> parseFlat(std::string_view text, const std::string& name, std::string* error,
                                    const StreamedArrays& streamed) {
-  std::string copy;
-  copy.reserve(text.size() + kParsePadding);
-  copy.assign(text);
-  return parseFlatInPlace(std::move(copy), text, name, error, streamed);
+  return parseFlatInPlace(copyToParse(text), text, name, error, streamed);
 }
 
 std::string describe(const Value& value) {
@@ -551,56 +554,75 @@ const Value* Fields::require(const char* field) {
   return value;
 }
 
+bool toNumber(const Value& value, bool allowNegative, double* out) {
+  if (!value.isNumber()) return false;
+  const double x = value.asDouble();
+  if (!std::isfinite(x) || (!allowNegative && x < 0)) return false;
+  *out = x;
+  return true;
+}
+
+namespace {
+
+/// An integer too large for 64 bits (written plainly or, as the paper's
+/// files sometimes do, as 3.0).
+bool pastSixtyFourBits(const Value& value) {
+  if (value.kind == Value::Kind::Unsigned) return value.unsignedInteger > static_cast<std::uint64_t>(INT64_MAX);
+  const double x = value.floating;
+  return value.kind == Value::Kind::Float && std::isfinite(x) && std::floor(x) == x && (x < -9.2e18 || x > 9.2e18);
+}
+
+}  // namespace
+
+bool toInteger(const Value& value, bool allowNegative, std::int64_t* out) {
+  if (pastSixtyFourBits(value)) return false;
+  std::int64_t x = 0;
+  if (value.kind == Value::Kind::Integer) {
+    x = value.integer;
+  } else if (value.kind == Value::Kind::Unsigned) {
+    x = static_cast<std::int64_t>(value.unsignedInteger);
+  } else if (value.kind == Value::Kind::Float && std::isfinite(value.floating) &&
+             std::floor(value.floating) == value.floating) {
+    x = static_cast<std::int64_t>(value.floating);
+  } else {
+    return false;
+  }
+  if (!allowNegative && x < 0) return false;
+  *out = x;
+  return true;
+}
+
+bool toFlag(const Value& value, bool* out) {
+  if (value.kind == Value::Kind::Boolean) {
+    *out = value.boolean;
+    return true;
+  }
+  if (!value.isNumber() || (value.asDouble() != 0 && value.asDouble() != 1)) return false;
+  *out = value.asDouble() == 1;
+  return true;
+}
+
 bool Fields::number(const char* field, double* out, bool allowNegative) {
   const Value* value = require(field);
   if (!value) return false;
+  if (toNumber(*value, allowNegative, out)) return true;
   if (!value->isNumber()) return fail(field, "must be a number, got " + describe(*value));
-  const double x = value->asDouble();
-  if (!std::isfinite(x) || (!allowNegative && x < 0))
-    return fail(field, std::string("must be a finite number") + (allowNegative ? "" : " >= 0") + ", got " +
-                           describe(*value));
-  *out = x;
-  return true;
+  return fail(field, std::string("must be a finite number") + (allowNegative ? "" : " >= 0") + ", got " +
+                         describe(*value));
 }
 
 bool Fields::integer(const char* field, std::int64_t* out, bool allowNegative) {
   const Value* value = require(field);
   if (!value) return false;
-  const char* expected = allowNegative ? "must be an integer" : "must be an integer >= 0";
-  if (value->kind == Value::Kind::Integer) {
-    *out = value->integer;
-  } else if (value->kind == Value::Kind::Unsigned) {
-    if (value->unsignedInteger > static_cast<std::uint64_t>(INT64_MAX))
-      return fail(field, std::string(expected) + " that fits in 64 bits, got " + describe(*value));
-    *out = static_cast<std::int64_t>(value->unsignedInteger);
-  } else if (value->kind == Value::Kind::Float) {
-    // The paper's files sometimes write integers as 3.0.
-    const double x = value->floating;
-    if (!std::isfinite(x) || std::floor(x) != x) return fail(field, std::string(expected) + ", got " + describe(*value));
-    if (x < -9.2e18 || x > 9.2e18)
-      return fail(field, std::string(expected) + " that fits in 64 bits, got " + describe(*value));
-    *out = static_cast<std::int64_t>(x);
-  } else {
-    return fail(field, std::string(expected) + ", got " + describe(*value));
-  }
-  if (!allowNegative && *out < 0) return fail(field, std::string(expected) + ", got " + describe(*value));
-  return true;
+  if (toInteger(*value, allowNegative, out)) return true;
+  return fail(field, std::string(allowNegative ? "must be an integer" : "must be an integer >= 0") +
+                         (pastSixtyFourBits(*value) ? " that fits in 64 bits" : "") + ", got " + describe(*value));
 }
 
 bool Fields::boolean(const char* field, bool* out) {
   const Value* value = require(field);
   if (!value) return false;
-  if (value->kind == Value::Kind::Boolean) {
-    *out = value->boolean;
-    return true;
-  }
-  if (value->isNumber()) {
-    const double x = value->asDouble();
-    if (x == 0 || x == 1) {
-      *out = x == 1;
-      return true;
-    }
-  }
+  if (toFlag(*value, out)) return true;
   return fail(field, "must be true, false, 0 or 1, got " + describe(*value));
 }
 

@@ -136,6 +136,14 @@ std::string printable(std::string_view text, std::size_t maxLength = 60);
 /// A short description of a JSON value for messages: `string "abc"`, `an array`, `-1`.
 std::string describe(const Value& value);
 
+/// The conversions Fields applies, without messages: false (and *out
+/// untouched) if `value` is not one. A finite number (>= 0 unless
+/// allowNegative); an integer that fits in 64 bits, also written 3.0;
+/// true, false, 0 or 1.
+bool toNumber(const Value& value, bool allowNegative, double* out);
+bool toInteger(const Value& value, bool allowNegative, std::int64_t* out);
+bool toFlag(const Value& value, bool* out);
+
 /// Typed access to the fields of one JSON object, a tree or flat; errors name
 /// file, element (e.g. "node #3 (id 7)", empty for the top level) and field.
 class Fields {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "json_input.hpp"
-#include "plain_elements.hpp"
+#include "one_pass_elements.hpp"
 
 namespace dnnplace {
 
@@ -307,42 +307,18 @@ namespace {
 
 using json_input::Value;
 
-bool plainInteger(const Value* value, std::int64_t* out) {
-  if (!value) return false;
-  if (value->kind == Value::Kind::Integer) {
-    *out = value->integer;
-    return true;
-  }
-  if (value->kind != Value::Kind::Unsigned || value->unsignedInteger > static_cast<std::uint64_t>(INT64_MAX))
-    return false;
-  *out = static_cast<std::int64_t>(value->unsignedInteger);
-  return true;
+// A field, if present, read as Fields reads it (json_input::to*).
+bool readInteger(const Value* value, std::int64_t* out) { return value && json_input::toInteger(*value, true, out); }
+bool readAmount(const Value* value, bool allowNegative, double* out) {
+  return value && json_input::toNumber(*value, allowNegative, out);
 }
-
-bool plainNumber(const Value* value, bool allowNegative, double* out) {
-  if (!value || !value->isNumber()) return false;
-  const double x = value->asDouble();
-  if (!std::isfinite(x) || (!allowNegative && x < 0)) return false;
-  *out = x;
-  return true;
-}
-
-bool plainFlag(const Value* value, bool* out) {
-  if (!value) return false;
-  if (value->kind == Value::Kind::Boolean) {
-    *out = value->boolean;
-    return true;
-  }
-  if (!value->isNumber() || (value->asDouble() != 0 && value->asDouble() != 1)) return false;
-  *out = value->asDouble() == 1;
-  return true;
-}
+bool readFlag(const Value* value, bool* out) { return value && json_input::toFlag(*value, out); }
 
 }  // namespace
 
 namespace detail {
 
-bool readPlainNode(const json_input::FlatValue& item, Node* node) {
+bool readNodeInOnePass(const json_input::FlatValue& item, Node* node) {
   if (item.value().kind != Value::Kind::Object) return false;
   const Value *id = nullptr, *supported = nullptr, *cpu = nullptr, *fpga = nullptr, *backward = nullptr,
               *color = nullptr, *size = nullptr, *name = nullptr;
@@ -358,10 +334,10 @@ bool readPlainNode(const json_input::FlatValue& item, Node* node) {
   }
   Node read;
   std::int64_t colorClass = 0;
-  if (!plainInteger(id, &read.id) || !plainFlag(supported, &read.supportedOnFpga) ||
-      !plainNumber(cpu, false, &read.cpuLatency) || !plainNumber(fpga, false, &read.fpgaLatency) ||
-      !plainFlag(backward, &read.isBackward) || (color && !plainInteger(color, &colorClass)) ||
-      (size && !plainNumber(size, false, &read.size)))
+  if (!readInteger(id, &read.id) || !readFlag(supported, &read.supportedOnFpga) ||
+      !readAmount(cpu, false, &read.cpuLatency) || !readAmount(fpga, false, &read.fpgaLatency) ||
+      !readFlag(backward, &read.isBackward) || (color && !readInteger(color, &colorClass)) ||
+      (size && !readAmount(size, false, &read.size)))
     return false;
   if (color) read.colorClass = colorClass;
   if (name && name->kind == Value::Kind::String) read.name = name->string;
@@ -369,7 +345,7 @@ bool readPlainNode(const json_input::FlatValue& item, Node* node) {
   return true;
 }
 
-bool readPlainEdge(const json_input::FlatValue& item, RawEdge* edge) {
+bool readEdgeInOnePass(const json_input::FlatValue& item, RawEdge* edge) {
   if (item.value().kind != Value::Kind::Object) return false;
   const Value *source = nullptr, *dest = nullptr, *cost = nullptr;
   for (const auto& [key, value] : item.members()) {
@@ -378,8 +354,8 @@ bool readPlainEdge(const json_input::FlatValue& item, RawEdge* edge) {
     else if (key == "cost") cost = &value;
   }
   RawEdge read;
-  if (!plainInteger(source, &read.sourceId) || !plainInteger(dest, &read.destId) ||
-      !plainNumber(cost, true, &read.cost))
+  if (!readInteger(source, &read.sourceId) || !readInteger(dest, &read.destId) ||
+      !readAmount(cost, true, &read.cost))
     return false;
   *edge = read;
   return true;
@@ -454,12 +430,12 @@ std::optional<Workload> parseWorkloadText(Text&& text, const std::string& name, 
     if (field == 0) {
       const std::size_t i = numNodes++;
       Node node;
-      if (nodeError.empty() && (detail::readPlainNode(item, &node) || readNode(item, i, name, &nodeError, &node)))
+      if (nodeError.empty() && (detail::readNodeInOnePass(item, &node) || readNode(item, i, name, &nodeError, &node)))
         nodes.push_back(std::move(node));
     } else {
       const std::size_t i = numEdges++;
       RawEdge edge;
-      if (edgeError.empty() && (detail::readPlainEdge(item, &edge) || readEdge(item, i, name, &edgeError, &edge)))
+      if (edgeError.empty() && (detail::readEdgeInOnePass(item, &edge) || readEdge(item, i, name, &edgeError, &edge)))
         edges.push_back(edge);
     }
   };

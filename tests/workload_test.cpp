@@ -51,9 +51,9 @@ TEST(Workload, AcceptsPaperSpellings) {
   EXPECT_EQ(w.topologicalOrder, (std::vector<NodeIndex>{0, 1, 2}));
 }
 
-// Nodes and edges in their plainest form are read on a fast path, any other
-// accepted spelling (an id written 3.0) by the checked one: both read the
-// same workload, field for field, on random graphs.
+// Every accepted spelling of a node's or edge's fields reads the same value
+// (ids written 3 or 3.0, flags true/false or 1/0): the same workload, field
+// for field, on random graphs.
 TEST(Workload, PlainAndOtherSpellingsReadTheSame) {
   std::mt19937_64 random(5);
   int checked = 0;

@@ -316,6 +316,22 @@ int defaultThreads() {
   return static_cast<int>(std::clamp(cores, 1u, 256u));
 }
 
+/// The options solve and compare share: the objective and how a method runs.
+void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& timeLimitHelp) {
+  addObjective(command, &options->objective);
+  command->add_option("--time-limit", options->timeLimitSeconds, timeLimitHelp)
+      ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
+  options->threads = defaultThreads();
+  command->add_option("--threads", options->threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
+      ->check(CLI::Range(1, 256))->capture_default_str();
+  command->add_option("--seed", options->seed, "random seed")->check(kNonNegativeInteger)->capture_default_str();
+  command->add_option("--q", options->q, "latency: subgraphs per accelerator")
+      ->check(CLI::Range(1, 64))->capture_default_str();
+  command->add_option("--restarts", options->restarts, "local-search restarts")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  command->add_flag("--diffmaxima", options->diffMaxima, "throughput: minimize max forward + max backward load");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -349,27 +365,14 @@ int main(int argc, char** argv) {
   if (command == "solve") {
     solveCmd->footer("Methods:" + methodList());
     solveCmd->add_option("workload", solveArgs.workload, "workload JSON file")->required();
-    addObjective(solveCmd, &solveArgs.options.objective);
     solveCmd->add_option("--method", solveArgs.method, "placement method (see below)")
         ->capture_default_str();
     solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
-    solveCmd->add_option("--time-limit", solveArgs.options.timeLimitSeconds, "seconds")
-        ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
-    solveArgs.options.threads = defaultThreads();
-    solveCmd->add_option("--threads", solveArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
-        ->check(CLI::Range(1, 256))->capture_default_str();
-    solveCmd->add_option("--seed", solveArgs.options.seed, "random seed")
-        ->check(kNonNegativeInteger)->capture_default_str();
-    solveCmd->add_option("--q", solveArgs.options.q, "latency: subgraphs per accelerator")
-        ->check(CLI::Range(1, 64))->capture_default_str();
-    solveCmd->add_flag("--diffmaxima", solveArgs.options.diffMaxima,
-                       "throughput: minimize max forward + max backward load");
+    addRunOptions(solveCmd, &solveArgs.options, "seconds");
     solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
         ->check(CLI::IsMember({"none", "convex"}))->capture_default_str();
     solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
         ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))->capture_default_str();
-    solveCmd->add_option("--restarts", solveArgs.options.restarts, "local-search restarts")
-        ->check(CLI::Range(1, 1000000))->capture_default_str();
     solveCmd->add_option("--max-ideals", solveArgs.options.maxIdeals,
                          "dp: stop (exit 4) past this many ideals (0: no cap)")
         ->check(kNonNegativeInteger);
@@ -424,22 +427,9 @@ int main(int argc, char** argv) {
   } else if (command == "compare") {
     cmpCmd->footer("Methods:" + methodList());
     cmpCmd->add_option("workloads", cmpArgs.workloads, "workload JSON files")->required();
-    addObjective(cmpCmd, &cmpArgs.options.objective);
     cmpCmd->add_option("--methods", cmpArgs.methods,
                        "comma-separated methods (default: all for the objective)");
-    cmpCmd->add_option("--time-limit", cmpArgs.options.timeLimitSeconds, "seconds per method run")
-        ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
-    cmpArgs.options.threads = defaultThreads();
-    cmpCmd->add_option("--threads", cmpArgs.options.threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
-        ->check(CLI::Range(1, 256))->capture_default_str();
-    cmpCmd->add_option("--seed", cmpArgs.options.seed, "random seed")
-        ->check(kNonNegativeInteger)->capture_default_str();
-    cmpCmd->add_option("--q", cmpArgs.options.q, "latency: subgraphs per accelerator")
-        ->check(CLI::Range(1, 64))->capture_default_str();
-    cmpCmd->add_option("--restarts", cmpArgs.options.restarts, "local-search restarts")
-        ->check(CLI::Range(1, 1000000))->capture_default_str();
-    cmpCmd->add_flag("--diffmaxima", cmpArgs.options.diffMaxima,
-                     "throughput: minimize max forward + max backward load");
+    addRunOptions(cmpCmd, &cmpArgs.options, "seconds per method run");
     cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
         ->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
     cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");

@@ -5,38 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace {
 
 #ifndef DNNPLACE_FUNCTION_ORDER_FILE
 #define DNNPLACE_FUNCTION_ORDER_FILE ""
 #endif
-
-/// Defined functions of an executable: name -> (address, size), from nm's
-/// POSIX format ("name type address size"; symbols without a size are left out).
-std::map<std::string, std::pair<unsigned long, unsigned long>> functionsOf(const std::string& executable) {
-  std::map<std::string, std::pair<unsigned long, unsigned long>> functions;
-  const std::string command = "nm -P -S --defined-only '" + executable + "' 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return functions;
-  char line[8192];
-  while (std::fgets(line, sizeof line, pipe)) {
-    unsigned long address = 0, size = 0;
-    char type = 0;
-    char name[8000];
-    if (std::sscanf(line, "%7999s %c %lx %lx", name, &type, &address, &size) != 4) continue;
-    // i: the C library's functions chosen at start-up for the processor (memcpy, strlen).
-    if (type == 't' || type == 'T' || type == 'w' || type == 'W' || type == 'i') functions[name] = {address, size};
-  }
-  pclose(pipe);
-  return functions;
-}
 
 std::vector<std::string> listedFunctions(const std::string& path) {
   std::vector<std::string> names;
@@ -52,7 +33,7 @@ TEST(FunctionOrder, ListedFunctionsExistAndLieSideBySide) {
 
   const std::vector<std::string> listed = listedFunctions(orderFile);
   ASSERT_GT(listed.size(), 500u) << orderFile;
-  const auto functions = functionsOf(DNNPLACE_CLI_PATH);
+  const auto functions = dnnplace::testing::executableFunctions(DNNPLACE_CLI_PATH);
   ASSERT_GT(functions.size(), 10000u) << "nm could not read " << DNNPLACE_CLI_PATH;
 
   // Each function once, by address (aliases such as C1/C2 constructors share one).

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <sys/wait.h>
@@ -97,6 +98,24 @@ std::vector<Workload> generatedShapes(GeneratorOptions base) {
       workloads.push_back(generateWorkload(base));
     }
   return workloads;
+}
+
+std::map<std::string, std::pair<unsigned long, unsigned long>> executableFunctions(const std::string& executable) {
+  std::map<std::string, std::pair<unsigned long, unsigned long>> functions;
+  const std::string command = "nm -P -S --defined-only '" + executable + "' 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return functions;
+  char line[8192];
+  while (std::fgets(line, sizeof line, pipe)) {
+    unsigned long address = 0, size = 0;
+    char type = 0;
+    char name[8000];
+    if (std::sscanf(line, "%7999s %c %lx %lx", name, &type, &address, &size) != 4) continue;
+    // i: the C library's functions chosen at start-up for the processor (memcpy, strlen).
+    if (type == 't' || type == 'T' || type == 'w' || type == 'W' || type == 'i') functions[name] = {address, size};
+  }
+  pclose(pipe);
+  return functions;
 }
 
 }  // namespace dnnplace::testing

@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +52,11 @@ using ExpectedEntryFilter = std::function<bool(const std::string& key, const nlo
 int forEachExpectedWorkload(
     const std::filesystem::path& shared, const std::string& file, const ExpectedEntryFilter& select,
     const std::function<void(const std::string& key, const nlohmann::json& entry, const Workload&)>& visit);
+
+/// Defined functions of an executable: name -> (address, size), from nm's
+/// POSIX format ("name type address size"; symbols without a size are left
+/// out). Empty if nm cannot read it.
+std::map<std::string, std::pair<unsigned long, unsigned long>> executableFunctions(const std::string& executable);
 
 /// Every shape the generator makes, for inference and for training, on top of
 /// `base` (its shape and training fields are overwritten).

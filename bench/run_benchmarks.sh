@@ -4,7 +4,9 @@
 # generated series-parallel graphs of 6.5·10^4 to 10^6 ideals, then writes the tables
 # (median whole-process seconds, as the reference's figures are, and in-process solve seconds, the DP's own
 # memory and the process's peak resident MB, ideals, optimum, reference figures) to the
-# dp section of docs/benchmarks.md, with the commit and the date.
+# dp section of docs/benchmarks.md, with the commit and the date, followed by each of
+# issue 3's targets with the workloads that meet it and those that do not (and, for
+# those, whether the target lies below what any process or C++ program takes here).
 #
 # Usage: bench/run_benchmarks.sh [BUILD_DIR] [SHARED_DIR]
 #   BUILD_DIR  holds the dnnplace executable   (env DNNPLACE_BUILD, default ./build)
@@ -43,6 +45,10 @@ trap 'rm -rf "$tmp"' EXIT
 command -v cc >/dev/null || { echo "error: cc is required (scripts/dev.sh installs build-essential)" >&2; exit 2; }
 printf 'int main(void) { return 0; }\n' >"$tmp/returns.c"
 cc -O2 -static "$tmp/returns.c" -o "$tmp/returns"
+# The least memory a C++ program takes here: a static hello-world (iostream).
+command -v c++ >/dev/null || { echo "error: c++ is required (scripts/dev.sh installs build-essential)" >&2; exit 2; }
+printf '#include <iostream>\nint main() { std::cout << "hello\\n"; }\n' >"$tmp/hello.cpp"
+c++ -O2 -static "$tmp/hello.cpp" -o "$tmp/hello"
 if [[ "${SKIP_BIG:-0}" != 1 ]]; then
   # One block of w parallel chains of 3 layers: 4^w + 2 ideals (65,538,
   # 262,146 and 1,048,578), to show where exact solving stops.
@@ -52,7 +58,7 @@ if [[ "${SKIP_BIG:-0}" != 1 ]]; then
   done
 fi
 
-FLOOR="$tmp/returns" TMPDIR_BENCH="$tmp" BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
+FLOOR="$tmp/returns" CXX_FLOOR="$tmp/hello" TMPDIR_BENCH="$tmp" BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
 COMMIT="$commit" CPU="$cpu" CORES="$cores" DOC="$repo/docs/benchmarks.md" python3 - <<'PY'
 import datetime, json, os, re, statistics, subprocess, sys, time
 
@@ -61,19 +67,19 @@ runs, threads = int(os.environ["RUNS"]), os.environ["THREADS"]
 expected = json.load(open(os.path.join(shared, "expected", "throughput.json")))["workloads"]
 load_at_start = os.getloadavg()[0]  # the machine is shared: say how busy it was
 
-def run(args):
-    """Runs the CLI under GNU time; returns (exit code, stdout, peak resident MB).
+def run(args, program=None):
+    """Runs the CLI (or `program`) under GNU time; returns (exit code, stdout, peak resident MB).
     The peak comes from GNU time, whose small process is what the CLI is exec'd
     from: a child forked from Python would report Python's own resident set
     (about 10 MB) as its peak."""
     rss_file = os.path.join(os.environ["TMPDIR_BENCH"], "rss")
-    child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, cli] + args,
+    child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, program or cli] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     peak_kb = float(open(rss_file).read().strip().splitlines()[-1])
     return child.returncode, child.stdout, peak_kb / 1024.0
 
-def median_peak(args, times=5):
-    return statistics.median(run(args)[2] for _ in range(times))
+def median_peak(args, times=5, program=None):
+    return statistics.median(run(args, program)[2] for _ in range(times))
 
 def timed(args, program=None):
     """Runs the program spawned directly (GNU time's own start would add about
@@ -132,6 +138,7 @@ if run(missing)[0] != 2:
     sys.exit("error: dnnplace solve of a missing file did not exit 2")
 baseline_mb = median_peak(missing)
 floor_s = statistics.median(timed([], os.environ["FLOOR"])[2] for _ in range(3 * runs))
+cxx_floor_mb = median_peak([], program=os.environ["CXX_FLOOR"])
 
 rows = []
 for name, figures in expected.items():
@@ -154,6 +161,51 @@ for big in filter(None, os.environ.get("BIG", "").split(":")):
 
 def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}f}"
+
+def target_summary(rows, big_rows):
+    """Each target of issue 3 with the workloads that meet it and those that
+    do not, and for those whether the target lies below what any process
+    (time) or any C++ program (memory) takes here."""
+    def names(found):
+        return ", ".join(found) if found else "none"
+    out = []
+    matched = [r for r in rows if r["match"]]
+    out.append(f"* Optimum equal to the reference's (relative 1e-6): {len(matched)} of {len(rows)} workloads"
+               + ("." if len(matched) == len(rows) else f"; not: {names([r['name'] for r in rows if not r['match']])}."))
+    timed_rows = [r for r in rows if r["ref_s"]]
+    for label, key in (("whole process", "wall"), ("solve alone (the plan's `seconds`)", "solve")):
+        misses = [r for r in timed_rows if not (r[key] and r["ref_s"] / r[key] >= 100)]
+        detail = []
+        for r in misses:
+            need = r["ref_s"] / 100
+            note = (f"; below the {floor_s * 1000:.2f} ms of a static C program that returns at once"
+                    if key == "wall" and need < floor_s else "")
+            detail.append(f"{r['name']} needs ≤ {need * 1000:.2f} ms, took {fmt(r[key] and r[key] * 1000, 2)} ms{note}.")
+        out.append(f"* At least 100× the reference's speed, {label}: {len(timed_rows) - len(misses)} of {len(timed_rows)} "
+                   "workloads with a reference time" + (". Short:" if detail else "."))
+        out += [f"  * {d}" for d in detail]
+    unfinished = [r for r in rows if r["outcome"]]
+    if unfinished:
+        out.append("* Workloads the reference did not finish, solved exactly in under 2 s (InceptionV3): "
+                   + "; ".join(f"{r['name']} {fmt(r['wall'], 2)} s ({'yes' if r['match'] and r['wall'] and r['wall'] < 2 else 'NO'})"
+                               for r in unfinished) + ".")
+    memory_rows = [r for r in rows if r["ref_mb"]]
+    misses = [r for r in memory_rows if not (r["peak"] <= r["ref_mb"] / 10)]
+    detail = []
+    for r in misses:
+        need = r["ref_mb"] / 10
+        note = (f"; below the {cxx_floor_mb:.2f} MB of a static C++ hello-world" if need < cxx_floor_mb else "")
+        detail.append(f"{r['name']} needs ≤ {need:.2f} MB, peaked at {r['peak']:.1f} MB{note}.")
+    out.append(f"* Peak memory at most a tenth of the reference's: {len(memory_rows) - len(misses)} of {len(memory_rows)} "
+               "workloads with a reference figure" + (". Short:" if detail else "."))
+    out += [f"  * {d}" for d in detail]
+    million = [r for r in big_rows if r["ideals"] and r["ideals"] >= 10**6]
+    if million:
+        r = million[0]
+        met = r["statuses"] == ["optimal"] and r["solve"] is not None and r["solve"] <= 60 and r["peak"] <= 4096
+        out.append(f"* {r['ideals']:,} ideals (W = {r['width']}) solved exactly within 60 s and 4 GB: "
+                   f"{'yes' if met else 'NO'} ({', '.join(r['statuses'])}, {fmt(r['solve'], 1)} s, {fmt(r['peak'], 0)} MB).")
+    return out
 
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 lines = ["## Exact throughput DP (dp)", "",
@@ -203,6 +255,7 @@ if big_rows:
         lines.append(f"| {r['width']} | {r['ideals'] if r['ideals'] is not None else '—'} | {', '.join(r['statuses']) or '—'} | "
                      f"{fmt(r['solve'], 2)} | {spread} | {fmt(r['dp_mb'], 1)} | {fmt(r['peak'], 1)} | {fmt(r['objective'], 6)} | "
                      f"{fmt(r['lower'], 6)} |")
+lines += ["", "### Issue 3's targets, as measured in this run", ""] + target_summary(rows, big_rows)
 section = "<!-- BEGIN dp -->\n" + "\n".join(lines) + "\n<!-- END dp -->"
 
 doc = os.environ["DOC"]

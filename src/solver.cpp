@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 
 #include "dnnplace/dp.hpp"
 #include "dnnplace/latency_greedy.hpp"
@@ -98,7 +99,16 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
                       " objective";
     return outcome;
   }
-  outcome = method->run(workload, options);
+  // Latency: CPU nodes run on as many cores as they need (DESIGN §5: maxCPUs
+  // is ignored, as the evaluator and the reference ignore it). A machine
+  // without CPU cores still runs them, so the methods see one core: the
+  // device every CPU node of the plan is listed on.
+  std::optional<Workload> withCpu;
+  if (options.objective == Objective::Latency && workload.machine.maxCpus == 0) {
+    withCpu = workload;
+    withCpu->machine.maxCpus = 1;
+  }
+  outcome = method->run(withCpu ? *withCpu : workload, options);
   outcome.method = name;
   if (outcome.seconds == 0)
     outcome.seconds =

@@ -263,7 +263,7 @@ double bruteLatency(const Workload& w, const std::vector<int>& deviceOf, int k, 
 
 double bruteForceLatency(const Workload& w, int q) {
   const int k = w.machine.maxFpgas;
-  const int devices = k + (w.machine.maxCpus > 0 ? 1 : 0);
+  const int devices = k + 1;  // CPU nodes run whatever maxCPUs says (DESIGN §5)
   double best = kInf;
   std::vector<int> deviceOf(w.numNodes());
   forEachAssignment(w.numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
@@ -378,7 +378,7 @@ TEST(LatencyBound, NeverAboveTheBruteForceOptimum) {
     for (int q : {1, 2}) {
       const double truth = bruteForceLatency(w, q);
       if (truth == kInf) continue;
-      const LatencyLowerBound bound = latencyLowerBound(w, acceleratorAllowed(w), w.machine.maxCpus > 0, q);
+      const LatencyLowerBound bound = latencyLowerBound(w, acceleratorAllowed(w), true, q);
       EXPECT_LE(bound.value(), truth * (1 + 1e-9) + 1e-12) << "instance " << instance << ", q " << q;
       EXPECT_LE(bound.computePath, bound.value());
       ++checked;
@@ -518,6 +518,44 @@ TEST(MilpLatency, HandCheckedIndependentNodesShareAPiece) {
   SolveOutcome outcome = solve(w, "milp", options);
   ASSERT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
   EXPECT_DOUBLE_EQ(outcome.objective, 7.5);
+}
+
+// DESIGN §5: for latency, CPU nodes run on as many cores as they need and
+// maxCPUs is ignored, as the evaluator ignores it. With maxCPUs 0 every
+// latency method must still put node 2 (unsupported on accelerators) on a
+// CPU, and milp must not call a worse plan optimal.
+TEST(MilpLatency, MaxCpusIsIgnored) {
+  const Workload w = testing::parseOrDie(R"({
+    "maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 0,
+    "nodes": [
+      {"id": 1, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false},
+      {"id": 2, "supportedOnFpga": false, "cpuLatency": 2,  "fpgaLatency": 1, "isBackwardNode": false},
+      {"id": 3, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false}],
+    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}, {"sourceId": 2, "destId": 3, "cost": 0.25}]})");
+  SolveOptions options = exactOptions();
+  options.objective = Objective::Latency;
+  const SolveOutcome milp = solve(w, "milp", options);
+  ASSERT_EQ(milp.status, SolveStatus::Optimal) << milp.message;
+  EXPECT_DOUBLE_EQ(milp.objective, 13.25);  // as with one core: see HandCheckedReentry
+  for (const char* method : {"greedy", "dp", "cpu"}) {
+    const SolveOutcome outcome = solve(w, method, options);
+    ASSERT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::Optimal)
+        << method << ": " << outcome.message;
+    EXPECT_GE(outcome.objective, 13.25 * (1 - 1e-12)) << method;
+  }
+  EXPECT_DOUBLE_EQ(solve(w, "cpu", options).objective, 22);
+
+  // Both nodes of one color class: on one accelerator 1.683 (the backward
+  // node's accelerator latency), on a CPU core 1.351, the optimum.
+  const Workload cpuBest = testing::parseOrDie(R"({
+    "maxSizePerFPGA": 50, "maxFPGAs": 3, "maxCPUs": 0,
+    "nodes": [
+      {"id": 93, "supportedOnFpga": 1, "cpuLatency": 1.077, "fpgaLatency": 0, "isBackwardNode": 0, "size": 24, "colorClass": 100},
+      {"id": 1000, "supportedOnFpga": 1, "cpuLatency": 1.351, "fpgaLatency": 1.683, "isBackwardNode": 1, "size": 0, "colorClass": 100}],
+    "edges": []})");
+  const SolveOutcome best = solve(cpuBest, "milp", options);
+  ASSERT_EQ(best.status, SolveStatus::Optimal) << best.message;
+  EXPECT_DOUBLE_EQ(best.objective, 1.351);
 }
 
 TEST(MilpThroughput, NoWorseThanDpAndConvexBetweenNoneAndDp) {

@@ -477,14 +477,18 @@ TEST(LatencyBound, PastItsDeadlineTheSplitPathIsGivenUp) {
 
 // Hand-checked: a → b → c with b only on the CPU, one accelerator. Keeping a
 // and c together needs two subgraphs (a, then c after b returns).
-TEST(MilpLatency, HandCheckedReentry) {
-  const Workload w = testing::parseOrDie(R"({
-    "maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1,
+/// A chain 1 → 2 → 3 whose middle node cannot run on an accelerator.
+Workload reentryChain(int maxCpus) {
+  return testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": )" + std::to_string(maxCpus) + R"(,
     "nodes": [
       {"id": 1, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false},
       {"id": 2, "supportedOnFpga": false, "cpuLatency": 2,  "fpgaLatency": 1, "isBackwardNode": false},
       {"id": 3, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false}],
     "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}, {"sourceId": 2, "destId": 3, "cost": 0.25}]})");
+}
+
+TEST(MilpLatency, HandCheckedReentry) {
+  const Workload w = reentryChain(1);
   SolveOptions options = exactOptions();
   options.objective = Objective::Latency;
   // q = 1: {1} on the accelerator: 1 + 0.5 (out), then CPU 2, then 3 on CPU: 1.5+2+10 = 13.5;
@@ -525,13 +529,7 @@ TEST(MilpLatency, HandCheckedIndependentNodesShareAPiece) {
 // latency method must still put node 2 (unsupported on accelerators) on a
 // CPU, and milp must not call a worse plan optimal.
 TEST(MilpLatency, MaxCpusIsIgnored) {
-  const Workload w = testing::parseOrDie(R"({
-    "maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 0,
-    "nodes": [
-      {"id": 1, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false},
-      {"id": 2, "supportedOnFpga": false, "cpuLatency": 2,  "fpgaLatency": 1, "isBackwardNode": false},
-      {"id": 3, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false}],
-    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}, {"sourceId": 2, "destId": 3, "cost": 0.25}]})");
+  const Workload w = reentryChain(0);
   SolveOptions options = exactOptions();
   options.objective = Objective::Latency;
   const SolveOutcome milp = solve(w, "milp", options);

@@ -316,6 +316,15 @@ int defaultThreads() {
   return static_cast<int>(std::clamp(cores, 1u, 256u));
 }
 
+/// Half the machine's memory: where the DP stops (returning its best plan)
+/// rather than drive the machine into swap or the out-of-memory killer. A
+/// graph of 40 independent nodes has 2^40 ideals. 0 if the size is unknown.
+std::uint64_t defaultMemoryLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize) / 2;
+}
+
 /// The options solve and compare share: the objective and how a method runs.
 void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& timeLimitHelp) {
   addObjective(command, &options->objective);
@@ -330,6 +339,14 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
   command->add_option("--restarts", options->restarts, "local-search restarts")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   command->add_flag("--diffmaxima", options->diffMaxima, "throughput: minimize max forward + max backward load");
+  command->add_option("--max-ideals", options->maxIdeals,
+                      "dp: stop past this many ideals and return the best plan found (exit 4 if none; 0: no cap)")
+      ->check(kNonNegativeInteger);
+  options->memoryLimitBytes = defaultMemoryLimit();
+  command->add_option("--memory-limit", options->memoryLimitBytes,
+                      "dp: stop past this many bytes of ideals and DP tables and return the best plan found "
+                      "(exit 4 if none; 0: no cap; default: half this machine's memory)")
+      ->check(kNonNegativeInteger)->capture_default_str();
 }
 
 }  // namespace
@@ -373,12 +390,6 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"none", "convex"}))->capture_default_str();
     solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
         ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))->capture_default_str();
-    solveCmd->add_option("--max-ideals", solveArgs.options.maxIdeals,
-                         "dp: stop (exit 4) past this many ideals (0: no cap)")
-        ->check(kNonNegativeInteger);
-    solveCmd->add_option("--memory-limit", solveArgs.options.memoryLimitBytes,
-                         "dp: stop (exit 4) past this many bytes of DP tables (0: no cap)")
-        ->check(kNonNegativeInteger);
     solveCmd->add_option("--plan", solveArgs.plan, "expert: the split to evaluate")
         ->check(CLI::ExistingFile);
     solveCmd->add_option("--write-model", solveArgs.options.writeModelPath,

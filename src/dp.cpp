@@ -2021,7 +2021,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   seedOptions.memoryLimitBytes = 0;
   seedOptions.progress = nullptr;
   // Enumerated once under a cap: a small lattice is complete and also
-  // serves the final DP, when the user set no ideal or memory limit.
+  // serves the final DP, unless it holds more ideals than the user allows.
   constexpr std::uint64_t kSmallLattice = 4096;
   IdealLattice smallLatticeBuilt;
   IdealLattice::Limits capped;
@@ -2030,7 +2030,9 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   capped.interrupt = options.interrupt;
   const bool smallLattice = smallLatticeBuilt.build(graph, capped) == IdealLattice::Status::Complete;
   const bool nearlyChain = smallLattice && smallLatticeBuilt.numIdeals() <= 2 * graph.numSuperNodes;
-  const bool reuseLattice = smallLattice && options.maxIdeals == 0 && options.memoryLimitBytes == 0;
+  // (solveChain applies the memory limit to a lattice it is given.)
+  const bool reuseLattice =
+      smallLattice && (options.maxIdeals == 0 || static_cast<std::uint64_t>(smallLatticeBuilt.numIdeals()) <= options.maxIdeals);
   if (!reuseLattice) smallLatticeBuilt = IdealLattice{};
   std::optional<Placement> seedPlan;
   double seedObjective = kInfinity;
@@ -2087,11 +2089,11 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     chain = solveChain(workload, graph, options, deadline, kInfinity, 0, built);  // only rounding could get here
 
   if (isLimit(chain.kind)) {
-    const bool stoppedByUser = chain.kind == ChainResult::Kind::TimeLimit ||
-                               chain.kind == ChainResult::Kind::Interrupted;
-    // The incumbent: a good-enough run's plan if one beat the seeds.
+    // Whichever limit stopped the DP, the best plan known is returned (exit 4
+    // is for a limit that left no plan at all): a good-enough run's plan if
+    // one beat the seeds, else the best seed plan.
     const bool runFound = !chain.blocks.empty() && chain.objective < seedObjective;
-    if (stoppedByUser && (runFound || seedPlan)) {
+    if (runFound || seedPlan) {
       outcome.status = SolveStatus::Feasible;
       outcome.placement = runFound ? placementOf(workload, graph, chain.blocks) : *seedPlan;
       outcome.objective = runFound ? chain.objective : seedObjective;

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +37,7 @@ TEST(Cli, HelpOnEveryCommand) {
       {"evaluate ", {"plan TEXT REQUIRED", "--contiguous", "--format"}},
       {"info ", {"workload TEXT REQUIRED", "--max-ideals"}},
       {"generate ", {"shape TEXT REQUIRED", "--width", "--training"}},
-      {"compare ", {"workloads TEXT ... REQUIRED", "--methods", "--format", "Methods:"}},
+      {"compare ", {"workloads TEXT ... REQUIRED", "--methods", "--format", "--memory-limit", "Methods:"}},
       {"--help solve ", {"workload TEXT REQUIRED", "--method", "--threads", "Methods:"}},
       {"-h evaluate ", {"plan TEXT REQUIRED", "--contiguous"}},
   };
@@ -191,6 +193,35 @@ TEST(Cli, InfoReportsGraphStatistics) {
   EXPECT_NE(result.out.find("nodes:                    2 (2 forward, 0 backward)"), std::string::npos);
   EXPECT_NE(result.out.find("edges:                    1"), std::string::npos);
   EXPECT_NE(result.out.find("max-load lower bound:     2\n"), std::string::npos) << result.out;
+}
+
+// Without --memory-limit the DP stops at half the machine's memory: a graph
+// of a few dozen independent nodes has more ideals than any memory holds.
+TEST(Cli, TheDpMemoryLimitDefaultsToHalfTheMachine) {
+  const std::uint64_t half = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                             static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
+  for (const std::string command : {"solve", "compare"}) {
+    const auto help = runCli(command + " --help");
+    std::smatch shown;
+    ASSERT_TRUE(std::regex_search(help.out, shown, std::regex(R"(--memory-limit UINT:N=(\d+))"))) << help.out;
+    EXPECT_EQ(std::stoull(shown[1]), half) << command;
+  }
+}
+
+// A limit that stops the DP returns the best plan known, exit 0, and says
+// which limit stopped it; exit 4 is for a limit that leaves no plan.
+TEST(Cli, ALimitThatStopsTheDpReturnsItsBestPlan) {
+  const auto workload = testing::tempPath(".json");
+  ASSERT_EQ(runCli("generate series-parallel --blocks 2 --width 5 --seed 1 --out " + workload.string()).exitCode, 0);
+  for (const std::string limit : {"--max-ideals 50", "--memory-limit 20000"}) {
+    const auto result = runCli("solve " + workload.string() + " " + limit);
+    ASSERT_EQ(result.exitCode, 0) << limit << ": " << result.err;
+    EXPECT_NE(result.err.find("returning the best seed plan"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(limit.substr(0, limit.find(' '))), std::string::npos) << result.err;
+    const auto plan = nlohmann::json::parse(result.out);
+    EXPECT_EQ(plan["status"], "feasible");
+    EXPECT_GT(plan["maxLoad"].get<double>(), 0);
+  }
 }
 
 }  // namespace

@@ -83,20 +83,30 @@ TEST(DpBehaviour, TooFewDevicesForTheMemoryIsInfeasible) {
   EXPECT_NE(outcome.message.find("cannot cover the graph"), std::string::npos) << outcome.message;
 }
 
-TEST(DpBehaviour, LimitsGiveNoSolutionWithProgressReport) {
+// Every limit returns the best plan known when it stops the DP (exit 4 is
+// for a limit that leaves no plan), and says which limit and how far it got.
+TEST(DpBehaviour, LimitsReturnTheBestSeedPlanAndSayWhichStopped) {
   const Workload w = seriesParallel(2, 5);
+  const SolveOutcome optimal = solve(w, "dp", SolveOptions{});
+  ASSERT_EQ(optimal.status, SolveStatus::Optimal) << optimal.message;
   SolveOptions options;
   options.maxIdeals = 50;
   SolveOutcome outcome = solve(w, "dp", options);
-  EXPECT_EQ(outcome.status, SolveStatus::NoSolution);
+  ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
   EXPECT_NE(outcome.message.find("--max-ideals 50"), std::string::npos) << outcome.message;
   EXPECT_NE(outcome.message.find("50 ideals enumerated"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("returning the best seed plan"), std::string::npos) << outcome.message;
+  EXPECT_TRUE(outcome.evaluation.contiguous);
+  EXPECT_GE(outcome.objective, optimal.objective * (1 - 1e-12));
+  EXPECT_LE(outcome.lowerBound, optimal.objective * (1 + 1e-12));
 
   options.maxIdeals = 0;
   options.memoryLimitBytes = 20000;
   outcome = solve(w, "dp", options);
-  EXPECT_EQ(outcome.status, SolveStatus::NoSolution);
+  ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
   EXPECT_NE(outcome.message.find("memory limit"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("returning the best seed plan"), std::string::npos) << outcome.message;
+  EXPECT_GE(outcome.objective, optimal.objective * (1 - 1e-12));
 
   // An interrupt before the start: the incumbent along one order, or nothing.
   std::atomic<bool> stop{true};
@@ -179,8 +189,9 @@ TEST(DpBehaviour, LimitsStopAGraphTooWideToCount) {
   SolveOptions capped;
   capped.maxIdeals = 20'000;
   const SolveOutcome tooMany = solve(w, "dp", capped);
-  EXPECT_EQ(tooMany.status, SolveStatus::NoSolution);
+  ASSERT_EQ(tooMany.status, SolveStatus::Feasible) << tooMany.message;
   EXPECT_NE(tooMany.message.find("ideal limit"), std::string::npos) << tooMany.message;
+  EXPECT_TRUE(tooMany.evaluation.contiguous);
 
   std::atomic<bool> interrupt{true};
   SolveOptions interrupted;

@@ -1423,7 +1423,9 @@ struct LinearSeed {
 /// accelerator load counts communication, a large share on operator graphs);
 /// the next interval goes to whichever device type reaches further. None
 /// when no packing is found (then the DP probes instead).
-LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear) {
+LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
+                       Clock::time_point deadline = Clock::time_point::max(),
+                       const std::atomic<bool>* interrupt = nullptr) {
   const int n = linear.numSuperNodes;
   const int accelerators = std::min(workload.machine.maxFpgas, n);
   const int cpus = std::min(workload.machine.maxCpus, n);
@@ -1490,8 +1492,11 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear) 
     return -1;
   };
   if (pack(high) < 0) return {};
-  // Only a cut for linearChainSeed: a per mille is close enough.
+  // Only a cut for linearChainSeed: a per mille is close enough. Past the
+  // deadline the last limit packed serves (a packing takes linear time: on
+  // a chain of a million nodes the search alone took seconds).
   for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
+    if ((interrupt && interrupt->load()) || Clock::now() > deadline) break;
     const double middle = (low + high) / 2;
     (pack(middle) >= 0 ? high : low) = middle;
   }
@@ -1535,9 +1540,16 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   value[0] = 0;
   IntervalSums interval(linear);
   std::vector<int> viaAccelerator, viaCpu;  // states s whose s − device is reached at i
+  // Quadratic on long chains: a limit gives up the seed. Counted in steps of
+  // the inner loops (one interval start may grow across most of the chain).
+  std::uint64_t steps = 0, nextCheck = 0;
+  auto outOfTime = [&] {
+    if (steps < nextCheck) return false;
+    nextCheck = steps + 16384;
+    return (interrupt && interrupt->load()) || Clock::now() > deadline;
+  };
   for (int i = 0; i < n; ++i) {
-    // Quadratic on long chains: a limit gives up the seed.
-    if ((i & 63) == 63 && ((interrupt && interrupt->load()) || Clock::now() > deadline)) return {};
+    if (outOfTime()) return {};
     const double* from = &value[static_cast<std::size_t>(i) * numStates];
     viaAccelerator.clear();
     viaCpu.clear();
@@ -1554,6 +1566,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     if (viaAccelerator.empty() && viaCpu.empty()) continue;
     interval.restart(i);
     for (int j = i; j < n && !viaAccelerator.empty(); ++j) {
+      if (++steps >= nextCheck && outOfTime()) return {};
       if (!linear.supportedOnFpga[j] || interval.size + linear.size[j] > memory) break;
       interval.add(j);
       if (interval.compute + interval.committed >= cut) break;
@@ -1570,6 +1583,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     }
     double time = 0;
     for (int j = i; j < n && !viaCpu.empty(); ++j) {
+      if (++steps >= nextCheck && outOfTime()) return {};
       time += linear.cpuLatency[j];
       if (time >= cut) break;
       double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
@@ -1607,8 +1621,12 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
 LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best,
                      Clock::time_point deadline = Clock::time_point::max(),
                      const std::atomic<bool>* interrupt = nullptr) {
-  const double cut = std::isfinite(best) ? best : greedyChain(workload, ordered).objective;
-  return linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt);
+  LinearSeed greedy;
+  if (!std::isfinite(best)) greedy = greedyChain(workload, ordered, deadline, interrupt);
+  const double cut = std::isfinite(best) ? best : greedy.objective;
+  LinearSeed exact = linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt);
+  // A limit may stop the exact chain: the greedy one is still a plan.
+  return exact.blocks.empty() ? greedy : exact;
 }
 
 /// Bounds on the max-load of any chain: every super-node needs some device
@@ -2048,6 +2066,9 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   for (auto order : {ContractionOptions::Order::SmallestFirst, ContractionOptions::Order::DepthFirst,
                      ContractionOptions::Order::BreadthFirst}) {
     if (smallLattice && order != ContractionOptions::Order::SmallestFirst) break;
+    // The first order always gives a plan; the others only while time is left.
+    const bool stopped = (options.interrupt && options.interrupt->load()) || Clock::now() > deadline;
+    if (order != ContractionOptions::Order::SmallestFirst && stopped) break;
     std::optional<ContractedGraph> renumbered;
     if (order != ContractionOptions::Order::SmallestFirst) {
       ContractionOptions numbering;
@@ -2055,7 +2076,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       renumbered = contractWorkload(workload, numbering);
     }
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
-    const LinearSeed seed = nearlyChain ? greedyChain(workload, ordered)
+    const LinearSeed seed = nearlyChain ? greedyChain(workload, ordered, deadline, options.interrupt)
                                         : orderSeed(workload, ordered, seedObjective, deadline, options.interrupt);
     offer(workload, ordered, seed.objective, seed.blocks);
   }
@@ -2063,6 +2084,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     // Whole chains, then chains cut in two. Only when cheap next to the full
     // DP: on the paper's graphs a larger coarse lattice costs more than it saves.
     for (int pieces : {1, 2}) {
+      if ((options.interrupt && options.interrupt->load()) || Clock::now() > deadline) break;
       const std::optional<Workload> coarse = chainCoarsened(workload, graph, pieces);
       if (!coarse) break;
       const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});

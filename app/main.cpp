@@ -136,6 +136,7 @@ struct EvaluateArgs {
 struct InfoArgs {
   std::string workload;
   std::uint64_t maxIdeals = 10'000'000;
+  double timeLimitSeconds = 60;
 };
 
 struct GenerateArgs {
@@ -232,7 +233,11 @@ int runInfo(const InfoArgs& args) {
     if (!w.nodes[v].isBackward) classHasForward[w.classOf[v]] = 1;
   for (NodeIndex v = 0; v < w.numNodes(); ++v)
     if (w.nodes[v].isBackward && !classHasForward[w.classOf[v]]) ++orphans;
-  const IdealCount ideals = countIdeals(w, args.maxIdeals);
+  CountLimits limits;
+  limits.deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(args.timeLimitSeconds));
+  const IdealCount ideals = countIdeals(w, args.maxIdeals, limits);
   std::printf("workload:                 %s\n", w.name.c_str());
   std::printf("machine:                  %d accelerators of %.6g bytes, %d CPU core%s\n",
               w.machine.maxFpgas, w.machine.maxSizePerFpga, w.machine.maxCpus,
@@ -245,6 +250,9 @@ int runInfo(const InfoArgs& args) {
   if (ideals.exceeded)
     std::printf("ideals (contracted):      more than %llu\n",
                 static_cast<unsigned long long>(ideals.count));
+  else if (ideals.stopped)
+    std::printf("ideals (contracted):      at least %llu (counting stopped at --time-limit %g s)\n",
+                static_cast<unsigned long long>(ideals.count), args.timeLimitSeconds);
   else
     std::printf("ideals (contracted):      %llu\n", static_cast<unsigned long long>(ideals.count));
   std::printf("total accelerator work:   %.10g\n", acceleratorWork);
@@ -410,8 +418,10 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   } else if (command == "info") {
     infoCmd->add_option("workload", infoArgs.workload, "workload JSON file")->required();
-    infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many")
+    infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many (0: no cap)")
         ->check(kNonNegativeInteger)->capture_default_str();
+    infoCmd->add_option("--time-limit", infoArgs.timeLimitSeconds, "stop counting ideals after this many seconds")
+        ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
   } else if (command == "generate") {
     genCmd->add_option("shape", genArgs.shape, "chain, transformer, cnn or series-parallel")
         ->required();

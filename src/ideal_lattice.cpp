@@ -104,8 +104,8 @@ IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap, const Co
   return {count, false};
 }
 
-IdealCount countIdeals(const Workload& workload, std::uint64_t cap) {
-  return countIdeals(contractWorkload(workload, ContractionOptions{}), cap);
+IdealCount countIdeals(const Workload& workload, std::uint64_t cap, const CountLimits& limits) {
+  return countIdeals(contractWorkload(workload, ContractionOptions{}), cap, limits);
 }
 
 std::uint64_t IdealLattice::bytes() const {

@@ -35,7 +35,7 @@ TEST(Cli, HelpOnEveryCommand) {
       {"", {"solve", "evaluate", "info", "generate", "compare", "--version"}},
       {"solve ", {"workload TEXT REQUIRED", "--method", "--threads", "--max-ideals", "--quiet", "Methods:"}},
       {"evaluate ", {"plan TEXT REQUIRED", "--contiguous", "--format"}},
-      {"info ", {"workload TEXT REQUIRED", "--max-ideals"}},
+      {"info ", {"workload TEXT REQUIRED", "--max-ideals", "--time-limit"}},
       {"generate ", {"shape TEXT REQUIRED", "--width", "--training"}},
       {"compare ", {"workloads TEXT ... REQUIRED", "--methods", "--format", "--memory-limit", "Methods:"}},
       {"--help solve ", {"workload TEXT REQUIRED", "--method", "--threads", "Methods:"}},
@@ -222,6 +222,21 @@ TEST(Cli, ALimitThatStopsTheDpReturnsItsBestPlan) {
     EXPECT_EQ(plan["status"], "feasible");
     EXPECT_GT(plan["maxLoad"].get<double>(), 0);
   }
+}
+
+// 40 independent nodes: 2^40 ideals. Without a cap on the count, the time
+// limit stops it and the output says the count is a lower bound.
+TEST(Cli, InfoStopsCountingAtItsTimeLimit) {
+  std::string nodes;
+  for (int id = 1; id <= 40; ++id)
+    nodes += std::string(id > 1 ? ", " : "") + R"({"id": )" + std::to_string(id) +
+             R"(, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 1, "isBackwardNode": 0})";
+  const auto workload =
+      writeTemp(R"({"maxSizePerFPGA": 1, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [)" + nodes + R"(], "edges": []})");
+  const auto result = runCli("info " + workload.string() + " --max-ideals 0 --time-limit 0.2");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_TRUE(std::regex_search(result.out, std::regex(R"(ideals \(contracted\): +at least \d+ \(counting stopped at --time-limit 0.2 s\))")))
+      << result.out;
 }
 
 }  // namespace

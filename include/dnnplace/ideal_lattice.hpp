@@ -30,7 +30,7 @@ struct CountLimits {
 
 /// Ideals of the forward graph after the DP's preprocessing (DESIGN §4, 1–4).
 /// cap == 0 means no cap.
-IdealCount countIdeals(const Workload& workload, std::uint64_t cap);
+IdealCount countIdeals(const Workload& workload, std::uint64_t cap, const CountLimits& limits = {});
 
 /// Ideals of a contracted graph (cap == 0: no cap), without storing them.
 IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap, const CountLimits& limits = {});

@@ -1,5 +1,7 @@
 #include "dnnplace/plan.hpp"
 
+#include <algorithm>
+
 #include "json_input.hpp"
 
 namespace dnnplace {
@@ -80,6 +82,15 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
                : "cpus[" + std::to_string(device - placement.numAccelerators) + "]";
   };
   std::vector<std::int64_t> unknown;
+  // A node listed more than once gets one line, however often it is listed:
+  // how many times, and on which devices (the first few).
+  struct Repeated {
+    NodeIndex node;
+    int listings;
+    std::vector<int> devices;  ///< distinct, in the order listed
+  };
+  std::vector<Repeated> repeated;
+  std::vector<std::int32_t> repeatedIndex(workload.numNodes(), -1);
   for (int device = 0; device < placement.numDevices(); ++device) {
     const auto& ids = device < placement.numAccelerators
                           ? plan.fpgas[device]
@@ -90,14 +101,29 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
         unknown.push_back(id);
         continue;
       }
-      if (placement.deviceOf[*v] != Placement::kUnplaced) {
-        violations->push_back("node " + std::to_string(id) + " is listed twice (" +
-                              deviceName(placement.deviceOf[*v]) + " and " + deviceName(device) +
-                              ")");
+      if (placement.deviceOf[*v] == Placement::kUnplaced) {
+        placement.deviceOf[*v] = device;
         continue;
       }
-      placement.deviceOf[*v] = device;
+      if (repeatedIndex[*v] < 0) {
+        repeatedIndex[*v] = static_cast<std::int32_t>(repeated.size());
+        repeated.push_back({*v, 1, {placement.deviceOf[*v]}});
+      }
+      Repeated& r = repeated[repeatedIndex[*v]];
+      ++r.listings;
+      if (std::find(r.devices.begin(), r.devices.end(), device) == r.devices.end()) r.devices.push_back(device);
     }
+  }
+  for (const Repeated& r : repeated) {
+    constexpr std::size_t kShown = 4;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < r.devices.size() && i < kShown; ++i) names.push_back(deviceName(r.devices[i]));
+    if (r.devices.size() > kShown) names.push_back(std::to_string(r.devices.size() - kShown) + " more devices");
+    std::string where = names.front();  // "a", "a and b", "a, b and c"
+    for (std::size_t i = 1; i < names.size(); ++i) where += (i + 1 == names.size() ? " and " : ", ") + names[i];
+    violations->push_back("node " + std::to_string(workload.nodes[r.node].id) + " is listed " +
+                          (r.listings == 2 ? std::string("twice") : std::to_string(r.listings) + " times") +
+                          (r.devices.size() == 1 ? " on " + where : " (" + where + ")"));
   }
   if (!unknown.empty())
     violations->push_back("the plan lists node ids that are not in the workload: " +

@@ -34,6 +34,39 @@ TEST(Plan, ExpertSplitPlacesBackwardNodesWithTheirClass) {
   EXPECT_EQ(p.deviceOf, (std::vector<std::int32_t>{0, 1, 0, 1, Placement::kUnplaced}));
 }
 
+// However often a node is listed, it gets one line: how many times, and
+// on which devices (a plan of 100,000 repeats once printed 100,000 lines).
+TEST(Plan, ANodeListedManyTimesIsOneLine) {
+  Workload w = testing::parseOrDie(kTraining);
+  std::string error;
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += ", 1";
+  auto file = parsePlan(R"({"fpgas": [{"nodes": [1, 2)" + many + R"(]}, {"nodes": [1]}], "cpus": [{"nodes": [2, 1]}]})",
+                        "e.json", &error);
+  ASSERT_TRUE(file) << error;
+  std::vector<std::string> problems;
+  resolvePlan(w, *file, &problems);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], "node 1 is listed 1003 times (fpgas[0], fpgas[1] and cpus[0])");
+  EXPECT_EQ(problems[1], "node 2 is listed twice (fpgas[0] and cpus[0])");
+
+  file = parsePlan(R"({"fpgas": [{"nodes": [1, 1, 2]}]})", "e.json", &error);
+  ASSERT_TRUE(file) << error;
+  problems.clear();
+  resolvePlan(w, *file, &problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "node 1 is listed twice on fpgas[0]");
+
+  std::string everywhere = R"({"fpgas": [)";
+  for (int d = 0; d < 6; ++d) everywhere += std::string(d ? ", " : "") + R"({"nodes": [1]})";
+  file = parsePlan(everywhere + "]}", "e.json", &error);
+  ASSERT_TRUE(file) << error;
+  problems.clear();
+  resolvePlan(w, *file, &problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "node 1 is listed 6 times (fpgas[0], fpgas[1], fpgas[2], fpgas[3] and 2 more devices)");
+}
+
 TEST(Plan, UnknownAndRepeatedIdsAreReported) {
   Workload w = testing::parseOrDie(kTraining);
   std::string error;

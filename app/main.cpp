@@ -192,7 +192,7 @@ int runSolve(SolveArgs& args) {
   if (!writeOutput(args.out,
                    planToJson(*workload, outcome, evaluateOptionsFor(args.options)), &error))
     return fail(error);
-  if (!args.quiet) std::cerr << outcomeSummary(*workload, outcome, args.options.objective);
+  if (!args.quiet) std::cerr << outcomeSummary(*workload, outcome, evaluateOptionsFor(args.options));
   if (args.verbose)
     std::fprintf(stderr, "phases: load+validate %.3f s, solve+verify %.3f s, write %.3f s\n",
                  loadSeconds, solveSeconds, seconds(writeStart));
@@ -210,8 +210,8 @@ int runEvaluate(const EvaluateArgs& args) {
   Evaluation evaluation = evaluate(*workload, placement, args.options);
   evaluation.violations.insert(evaluation.violations.begin(), problems.begin(), problems.end());
   evaluation.feasible = evaluation.violations.empty();
-  std::cout << (args.format == "json" ? evaluationToJson(evaluation, args.options.objective)
-                                      : evaluationToText(evaluation, args.options.objective));
+  std::cout << (args.format == "json" ? evaluationToJson(evaluation, args.options)
+                                      : evaluationToText(evaluation, args.options));
   return evaluation.feasible ? kOk : kInfeasible;
 }
 

@@ -17,6 +17,12 @@ std::string fixed(double value, int decimals = 4) {
   return buffer;
 }
 
+/// What the objective measures: with --diffmaxima, not the max-load.
+std::string objectiveLabel(const EvaluateOptions& options) {
+  if (options.objective == Objective::Latency) return "latency";
+  return options.diffMaxima ? "max forward + max backward load" : "max-load";
+}
+
 std::string deviceLabel(const DeviceReport& r) {
   return (r.accelerator ? "accelerator " : "cpu ") + std::to_string(r.index);
 }
@@ -72,12 +78,12 @@ std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
 }
 
 std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome,
-                           Objective objective) {
+                           const EvaluateOptions& options) {
   std::string text = outcome.method + ": " + statusName(outcome.status);
   if (outcome.placement) {
     int accelerators = 0, cpus = 0;
     for (const auto& r : outcome.evaluation.devices) (r.accelerator ? accelerators : cpus)++;
-    text += objective == Objective::Latency ? ", latency " : ", max-load ";
+    text += ", " + objectiveLabel(options) + " ";
     text += json_input::formatNumber(outcome.objective);
     if (outcome.lowerBound > 0)
       text += " (lower bound " + json_input::formatNumber(outcome.lowerBound) + ", gap " +
@@ -91,11 +97,13 @@ std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome
   return text + "\n";
 }
 
-std::string evaluationToJson(const Evaluation& evaluation, Objective objective) {
+std::string evaluationToJson(const Evaluation& evaluation, const EvaluateOptions& options) {
+  const Objective objective = options.objective;
   Json root = Json::object();
   root["feasible"] = evaluation.feasible;
   root["objective"] = evaluation.objective;
-  root["objectiveKind"] = objective == Objective::Latency ? "latency" : "throughput";
+  root["objectiveKind"] =
+      objective == Objective::Latency ? "latency" : (options.diffMaxima ? "diffmaxima" : "throughput");
   root["contiguous"] = evaluation.contiguous;
   root["violations"] = evaluation.violations;
   Json devices = Json::array();
@@ -118,10 +126,12 @@ std::string evaluationToJson(const Evaluation& evaluation, Objective objective) 
   return root.dump(1) + "\n";
 }
 
-std::string evaluationToText(const Evaluation& evaluation, Objective objective) {
+std::string evaluationToText(const Evaluation& evaluation, const EvaluateOptions& options) {
+  const Objective objective = options.objective;
   std::string text;
   text += std::string("feasible:   ") + (evaluation.feasible ? "yes" : "no") + "\n";
-  text += std::string(objective == Objective::Latency ? "latency:    " : "max-load:   ") +
+  const std::string label = objectiveLabel(options) + ":";
+  text += label + std::string(label.size() < 12 ? 12 - label.size() : 1, ' ') +
           json_input::formatNumber(evaluation.objective) + "\n";
   text += std::string("contiguous: ") + (evaluation.contiguous ? "yes" : "no") + "\n\n";
   char line[256];

@@ -176,6 +176,26 @@ TEST(Cli, InfeasiblePlanIsExitThreeNamingViolations) {
   EXPECT_NE(result.out.find("max-load:   2.5"), std::string::npos) << result.out;
 }
 
+// With --diffmaxima the objective is max forward + max backward load, and
+// every report says so rather than calling it the max-load.
+TEST(Cli, TheDiffMaximaObjectiveIsNamedAsSuch) {
+  auto workload = writeTemp(R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 0, "nodes": [
+    {"id": 1, "supportedOnFpga": 1, "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": 0, "colorClass": 1},
+    {"id": 2, "supportedOnFpga": 1, "cpuLatency": 10, "fpgaLatency": 3, "isBackwardNode": 1, "colorClass": 1}],
+    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}]})");
+  auto plan = writeTemp(R"({"fpgas": [{"nodes": [1, 2]}]})");
+  const std::string evaluate = "evaluate " + workload.string() + " " + plan.string();
+  auto text = runCli(evaluate + " --diffmaxima");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("max forward + max backward load: 4\n"), std::string::npos) << text.out;
+  auto json = nlohmann::json::parse(runCli(evaluate + " --diffmaxima --format json").out);
+  EXPECT_EQ(json["objectiveKind"], "diffmaxima");
+  EXPECT_EQ(nlohmann::json::parse(runCli(evaluate + " --format json").out)["objectiveKind"], "throughput");
+  auto solved = runCli("solve " + workload.string() + " --method milp --diffmaxima --time-limit 10");
+  ASSERT_EQ(solved.exitCode, 0) << solved.err;
+  EXPECT_NE(solved.err.find(", max forward + max backward load 4 "), std::string::npos) << solved.err;
+}
+
 TEST(Cli, SingleWhenMemoryDoesNotFitIsExitThree) {
   auto workload = writeTemp(R"({"maxSizePerFPGA": 50, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [
     {"id": 1, "supportedOnFpga": 1, "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": 0, "size": 40},

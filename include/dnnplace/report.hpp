@@ -17,13 +17,16 @@ namespace dnnplace {
 std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
                        const EvaluateOptions& options);
 
-/// One-paragraph human summary of a solve for stderr.
+/// One-paragraph human summary of a solve for stderr; `options` say what
+/// the objective measures (latency, max-load, or with diffMaxima max forward
+/// + max backward load).
 std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome,
-                           Objective objective);
+                           const EvaluateOptions& options);
 
-/// The evaluator's verdict as JSON: feasible, objective, violations, devices.
-std::string evaluationToJson(const Evaluation& evaluation, Objective objective);
+/// The evaluator's verdict as JSON: feasible, objective, objectiveKind
+/// (throughput, diffmaxima or latency), violations, devices.
+std::string evaluationToJson(const Evaluation& evaluation, const EvaluateOptions& options);
 /// The evaluator's verdict as an aligned text table.
-std::string evaluationToText(const Evaluation& evaluation, Objective objective);
+std::string evaluationToText(const Evaluation& evaluation, const EvaluateOptions& options);
 
 }  // namespace dnnplace

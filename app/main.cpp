@@ -110,26 +110,45 @@ std::string methodList() {
   return text;
 }
 
+/// Options given on the command line (their defaults are valid values, so
+/// only `count` tells whether the user asked for them).
+struct Given {
+  bool q = false, gap = false, restarts = false, contiguity = false;
+  static Given on(const CLI::App& command) {
+    auto given = [&](const char* name) { return command.get_option_no_throw(name) && command.count(name) > 0; };
+    return {given("--q"), given("--gap"), given("--restarts"), given("--contiguity")};
+  }
+};
+
 struct SolveArgs {
   std::string workload, method = "dp", out, contiguity = "none", plan;
   bool quiet = false, verbose = false;
-  bool qGiven = false;  ///< --q on the command line (its default is a valid value)
+  Given given;
   SolveOptions options;
 };
 
+/// A flag the objective would silently ignore (solve, compare and evaluate); empty if none.
+std::string flagOfTheOtherObjective(Objective objective, bool qGiven, bool diffMaxima) {
+  const bool latency = objective == Objective::Latency;
+  if (qGiven && !latency) return "--q applies to --objective latency only";
+  if (diffMaxima && latency) return "--diffmaxima applies to --objective throughput only";
+  return "";
+}
+
 /// A flag that the chosen method or objective would silently ignore; empty if none.
 std::string inapplicableFlag(const SolveArgs& args) {
-  const bool latency = args.options.objective == Objective::Latency;
   if (!args.plan.empty() && args.method != "expert") return "--plan is read by --method expert only";
   if (!args.options.writeModelPath.empty() && args.method != "milp")
     return "--write-model is written by --method milp only";
-  if (args.qGiven && !latency) return "--q applies to --objective latency only";
-  if (args.options.diffMaxima && latency) return "--diffmaxima applies to --objective throughput only";
-  return "";
+  if (args.given.contiguity && args.method != "milp") return "--contiguity applies to --method milp only";
+  if (args.given.gap && args.method != "milp") return "--gap applies to --method milp only";
+  if (args.given.restarts && args.method != "local-search") return "--restarts applies to --method local-search only";
+  return flagOfTheOtherObjective(args.options.objective, args.given.q, args.options.diffMaxima);
 }
 
 struct EvaluateArgs {
   std::string workload, plan, format = "text";
+  Given given;
   EvaluateOptions options;
 };
 
@@ -148,6 +167,7 @@ struct CompareArgs {
   std::vector<std::string> workloads;
   std::string methods, format = "text";
   bool quiet = false;
+  Given given;
   SolveOptions options;
 };
 
@@ -200,6 +220,9 @@ int runSolve(SolveArgs& args) {
 }
 
 int runEvaluate(const EvaluateArgs& args) {
+  if (const std::string why = flagOfTheOtherObjective(args.options.objective, args.given.q, args.options.diffMaxima);
+      !why.empty())
+    return fail("evaluate: " + why);
   std::string error;
   auto workload = loadWorkload(args.workload, &error);
   if (!workload) return fail(error);
@@ -274,6 +297,9 @@ int runGenerate(GenerateArgs& args) {
 }
 
 int runCompare(CompareArgs& args) {
+  if (const std::string why = flagOfTheOtherObjective(args.options.objective, args.given.q, args.options.diffMaxima);
+      !why.empty())
+    return fail("compare: " + why);
   std::vector<Workload> workloads;
   workloads.reserve(args.workloads.size());
   for (const auto& path : args.workloads) {
@@ -287,8 +313,14 @@ int runCompare(CompareArgs& args) {
     names = defaultMethods(args.options.objective);
   } else {
     std::stringstream list(args.methods);
+    const bool latency = args.options.objective == Objective::Latency;
     for (std::string name; std::getline(list, name, ',');) {
-      if (!findMethod(name)) return fail("compare: unknown method '" + name + "'");
+      const MethodInfo* method = findMethod(name);
+      if (!method) return fail("compare: unknown method '" + name + "' (see --help)");
+      if (name == "expert") return fail("compare: method 'expert' needs a split (--plan), which only solve takes");
+      if (!(latency ? method->latency : method->throughput))
+        return fail("compare: method '" + name + "' does not support the " +
+                    (latency ? "latency" : "throughput") + " objective");
       names.push_back(name);
     }
   }
@@ -484,13 +516,19 @@ int main(int argc, char** argv) {
   int code = kInvalid;
   try {
     if (*solveCmd) {
-      solveArgs.qGiven = solveCmd->count("--q") > 0;
+      solveArgs.given = Given::on(*solveCmd);
       code = runSolve(solveArgs);
+    } else if (*evalCmd) {
+      evalArgs.given = Given::on(*evalCmd);
+      code = runEvaluate(evalArgs);
+    } else if (*infoCmd) {
+      code = runInfo(infoArgs);
+    } else if (*genCmd) {
+      code = runGenerate(genArgs);
+    } else if (*cmpCmd) {
+      cmpArgs.given = Given::on(*cmpCmd);
+      code = runCompare(cmpArgs);
     }
-    else if (*evalCmd) code = runEvaluate(evalArgs);
-    else if (*infoCmd) code = runInfo(infoArgs);
-    else if (*genCmd) code = runGenerate(genArgs);
-    else if (*cmpCmd) code = runCompare(cmpArgs);
   } catch (const std::bad_alloc&) {
     return fail("out of memory", kLimit);
   } catch (const std::exception& e) {

@@ -94,6 +94,9 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
       {"--method dp --write-model m.lp", "--write-model is written by --method milp only"},
       {"--method milp --q 2", "--q applies to --objective latency only"},
       {"--objective latency --method milp --diffmaxima", "--diffmaxima applies to --objective throughput only"},
+      {"--contiguity convex", "--contiguity applies to --method milp only"},
+      {"--method scotch --gap 0.5", "--gap applies to --method milp only"},
+      {"--restarts 5", "--restarts applies to --method local-search only"},
   };
   for (const auto& [arguments, message] : cases) {
     const auto result = runCli(solve + arguments);
@@ -103,8 +106,32 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
   }
   // The same flags where they apply.
   EXPECT_EQ(runCli(solve + "--objective latency --method milp --q 2 --time-limit 5 --quiet").exitCode, 0);
-  EXPECT_EQ(runCli(solve + "--method milp --diffmaxima --time-limit 5 --quiet").exitCode, 0);
+  EXPECT_EQ(runCli(solve + "--method milp --diffmaxima --gap 0.1 --time-limit 5 --quiet").exitCode, 0);
+  EXPECT_EQ(runCli(solve + "--method milp --contiguity convex --time-limit 5 --quiet").exitCode, 0);
+  EXPECT_EQ(runCli(solve + "--method local-search --restarts 5 --quiet").exitCode, 0);
+
+  // compare and evaluate refuse what their objective or methods would ignore, too.
+  const auto plan = writeTemp(R"({"fpgas": [{"nodes": [1, 2]}]})");
+  const std::string compare = "compare '" + workload.string() + "' ";
+  const std::string evaluate = "evaluate '" + workload.string() + "' '" + plan.string() + "' ";
+  const std::vector<std::pair<std::string, std::string>> elsewhere = {
+      {compare + "--methods dp --q 2", "compare: --q applies to --objective latency only"},
+      {compare + "--objective latency --diffmaxima", "compare: --diffmaxima applies to --objective throughput only"},
+      {compare + "--methods dp,expert", "compare: method 'expert' needs a split (--plan), which only solve takes"},
+      {compare + "--methods greedy", "compare: method 'greedy' does not support the throughput objective"},
+      {evaluate + "--q 5", "evaluate: --q applies to --objective latency only"},
+      {evaluate + "--objective latency --diffmaxima", "evaluate: --diffmaxima applies to --objective throughput only"},
+  };
+  for (const auto& [arguments, message] : elsewhere) {
+    const auto result = runCli(arguments);
+    EXPECT_EQ(result.exitCode, 2) << arguments;
+    EXPECT_EQ(result.err, "dnnplace: " + message + "\n") << arguments;
+    EXPECT_EQ(result.out, "") << arguments;
+  }
+  EXPECT_EQ(runCli(evaluate + "--objective latency --q 2").exitCode, 0);
+  EXPECT_EQ(runCli(compare + "--objective latency --methods greedy,cpu --q 2 --quiet").exitCode, 0);
   std::filesystem::remove(workload);
+  std::filesystem::remove(plan);
 }
 
 TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {

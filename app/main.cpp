@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -53,20 +54,30 @@ CLI::Validator finiteNumber(const std::string& what, double low, double high, bo
           used = 0;
         }
         const bool aboveLow = lowIncluded ? value >= low : value > low;
-        if (used != text.size() || text.empty() || !std::isfinite(value) || !aboveLow || value > high)
+        if (used != text.size() || text.empty() || !std::isfinite(value) || !aboveLow)
           return "expected " + what + ", got '" + text + "'";
+        if (value > high) {
+          char most[32];
+          std::snprintf(most, sizeof most, "%.15g", high);
+          return "expected " + what + " of at most " + most + ", got '" + text + "'";
+        }
         return std::string();
       },
       what);
 }
 
-// A negative number would wrap around in an unsigned option.
+// A negative number would wrap around in an unsigned option, and one past
+// 2^64 - 1 would be clamped to it.
 const CLI::Validator kNonNegativeInteger(
     [](std::string& text) -> std::string {
-      const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      });
-      return digits ? std::string() : "expected a non-negative integer, got '" + text + "'";
+      std::uint64_t value = 0;
+      const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (text.empty() || text[0] == '-' || text[0] == '+' || end != text.data() + text.size() ||
+          status == std::errc::invalid_argument)
+        return "expected a non-negative integer, got '" + text + "'";
+      if (status == std::errc::result_out_of_range)
+        return "expected a non-negative integer of at most 18446744073709551615, got '" + text + "'";
+      return std::string();
     },
     "N");
 

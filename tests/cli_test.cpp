@@ -75,6 +75,12 @@ TEST(Cli, NumbersOutsideTheirRangeAreExitTwoSayingWhatIsWanted) {
       {solve + "--max-ideals -1", "--max-ideals: expected a non-negative integer, got '-1'"},
       {solve + "--memory-limit -1", "--memory-limit: expected a non-negative integer, got '-1'"},
       {"generate chain --memory inf", "--memory: expected a number of bytes >= 0, got 'inf'"},
+      // Past the largest value taken: said, not clamped.
+      {solve + "--time-limit 1e10", "--time-limit: expected a positive number of seconds of at most 1000000000, got '1e10'"},
+      {"generate chain --memory 1e31", "--memory: expected a number of bytes >= 0 of at most 1e+30, got '1e31'"},
+      {solve + "--max-ideals 18446744073709551616",
+       "--max-ideals: expected a non-negative integer of at most 18446744073709551615, got '18446744073709551616'"},
+      {"generate chain --seed +5", "--seed: expected a non-negative integer, got '+5'"},
       {"compare '" + workload.string() + "' --time-limit nan",
        "--time-limit: expected a positive number of seconds, got 'nan'"},
   };

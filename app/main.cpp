@@ -113,6 +113,13 @@ int exitCodeFor(SolveStatus status) {
   return kInternal;
 }
 
+/// "dp, dp-linear, …": for messages about an unknown method.
+std::string methodNames() {
+  std::string names;
+  for (const auto& m : methods()) names += (names.empty() ? "" : ", ") + m.name;
+  return names;
+}
+
 std::string methodList() {
   std::string text;
   for (const auto& m : methods())
@@ -192,6 +199,8 @@ void clearProgress(bool quiet) {
 }
 
 int runSolve(SolveArgs& args) {
+  if (!findMethod(args.method))
+    return fail("solve: unknown method '" + args.method + "' (expected one of: " + methodNames() + ")");
   if (const std::string why = inapplicableFlag(args); !why.empty()) return fail("solve: " + why);
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::time_point since) {
@@ -327,7 +336,7 @@ int runCompare(CompareArgs& args) {
     const bool latency = args.options.objective == Objective::Latency;
     for (std::string name; std::getline(list, name, ',');) {
       const MethodInfo* method = findMethod(name);
-      if (!method) return fail("compare: unknown method '" + name + "' (see --help)");
+      if (!method) return fail("compare: unknown method '" + name + "' (expected one of: " + methodNames() + ")");
       if (name == "expert") return fail("compare: method 'expert' needs a split (--plan), which only solve takes");
       if (!(latency ? method->latency : method->throughput))
         return fail("compare: method '" + name + "' does not support the " +

@@ -12,6 +12,7 @@
 #include "dnnplace/plan.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
+#include "json_input.hpp"
 
 namespace dnnplace::baseline {
 
@@ -59,8 +60,8 @@ inline std::string whyUnplaceable(const Workload& workload, const ClassTotals& t
     if (!totals.supported[c])
       return describeClass(workload, c) +
              " has an operator unsupported on accelerators and maxCPUs is 0";
-    return describeClass(workload, c) + " needs " + std::to_string(totals.size[c]) +
-           " bytes, accelerators hold " + std::to_string(machine.maxSizePerFpga) +
+    return describeClass(workload, c) + " needs " + json_input::formatNumber(totals.size[c]) +
+           " bytes, accelerators hold " + json_input::formatNumber(machine.maxSizePerFpga) +
            " bytes, and maxCPUs is 0";
   }
   return "";

@@ -1833,7 +1833,8 @@ std::string obviousInfeasibility(const Workload& workload, const ContractedGraph
           if (!ids.empty()) ids += ", ";
           ids += std::to_string(workload.nodes[v].id);
         }
-      return "has nodes not supported on accelerators (" + ids + ")";
+      return nodes.size() == 1 ? std::string("is not supported on accelerators")
+                               : "has nodes not supported on accelerators (" + ids + ")";
     }
     if (size > machine.maxSizePerFpga)
       return "needs " + formatBytes(size) + ", accelerators hold " + formatBytes(machine.maxSizePerFpga);

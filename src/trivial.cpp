@@ -35,9 +35,9 @@ SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions&) {
     if (!w.nodes[v].supportedOnFpga) unsupported.push_back(v);
   }
   if (!unsupported.empty())
-    return infeasible("node " + std::to_string(w.nodes[unsupported[0]].id) + " (and " +
-                      std::to_string(unsupported.size() - 1) +
-                      " more) cannot run on an accelerator");
+    return infeasible("node " + std::to_string(w.nodes[unsupported[0]].id) +
+                      (unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "") +
+                      " cannot run on an accelerator");
   if (memory > w.machine.maxSizePerFpga * (1 + 1e-12))
     return infeasible("the whole graph needs " + json_input::formatNumber(memory) +
                       " bytes, one accelerator holds " +

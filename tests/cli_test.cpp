@@ -10,6 +10,7 @@
 #include <iterator>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -227,6 +228,34 @@ TEST(Cli, TheDiffMaximaObjectiveIsNamedAsSuch) {
   auto solved = runCli("solve " + workload.string() + " --method milp --diffmaxima --time-limit 10");
   ASSERT_EQ(solved.exitCode, 0) << solved.err;
   EXPECT_NE(solved.err.find(", max forward + max backward load 4 "), std::string::npos) << solved.err;
+}
+
+// Messages a review found garbled: "node 2 has nodes not supported on
+// accelerators (2)", "node 2 (and 0 more)", "1000.000000 bytes", and an
+// unknown method without the list of known ones.
+TEST(Cli, MessagesSayPlainlyWhatIsWrong) {
+  const std::string nodes = R"("nodes": [
+    {"id": 1, "supportedOnFpga": 1, "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": 0, "size": 10},
+    {"id": 2, "supportedOnFpga": 0, "cpuLatency": 10, "fpgaLatency": 2, "isBackwardNode": 0, "size": 1000}],
+    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}]})";
+  const auto unsupported = writeTemp(R"({"maxSizePerFPGA": 100000, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes);
+  const auto tooBig = writeTemp(R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 0, )" +
+                                std::regex_replace(nodes, std::regex(R"("supportedOnFpga": 0)"), R"("supportedOnFpga": 1)"));
+  const std::string known = "dp, dp-linear, milp, pipedream, scotch, local-search, greedy, single, cpu, expert";
+  const std::vector<std::tuple<std::string, int, std::string>> cases = {
+      {"solve " + unsupported.string(), 3, "dp: node 2 is not supported on accelerators, and maxCPUs is 0"},
+      {"solve " + unsupported.string() + " --method single", 3, "single: node 2 cannot run on an accelerator"},
+      {"solve " + tooBig.string() + " --method scotch", 3,
+       "scotch: node 2 needs 1000 bytes, accelerators hold 100 bytes, and maxCPUs is 0"},
+      {"solve " + tooBig.string() + " --method nosuch", 2, "solve: unknown method 'nosuch' (expected one of: " + known + ")"},
+      {"compare " + tooBig.string() + " --methods dp,nosuch", 2,
+       "compare: unknown method 'nosuch' (expected one of: " + known + ")"},
+  };
+  for (const auto& [arguments, code, message] : cases) {
+    const auto result = runCli(arguments);
+    EXPECT_EQ(result.exitCode, code) << arguments;
+    EXPECT_EQ(result.err, "dnnplace: " + message + "\n") << arguments;
+  }
 }
 
 TEST(Cli, SingleWhenMemoryDoesNotFitIsExitThree) {

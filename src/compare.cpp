@@ -94,8 +94,8 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
                             {"status", statusName(o.status)},
                             {"objective", ok ? nlohmann::json(o.objective) : nlohmann::json()},
                             {"ratioToBest", ok ? nlohmann::json(row.ratioToBest) : nlohmann::json()},
-                            {"lowerBound", o.lowerBound},
-                            {"gap", ok ? nlohmann::json(o.gap) : nlohmann::json()},
+                            {"lowerBound", o.lowerBound > 0 ? nlohmann::json(o.lowerBound) : nlohmann::json()},
+                            {"gap", ok && o.lowerBound > 0 ? nlohmann::json(o.gap) : nlohmann::json()},
                             {"seconds", o.seconds},
                             {"devicesUsed", row.devicesUsed},
                             {"message", o.message}};
@@ -111,8 +111,8 @@ std::string csvTable(const std::vector<CompareRow>& rows) {
     const bool ok = hasPlan(o);
     out += csvField(row.workload) + "," + csvField(o.method) + "," + statusName(o.status) + "," +
            (ok ? format("%.17g", o.objective) : "") + "," +
-           (ok ? format("%.17g", row.ratioToBest) : "") + "," + format("%.17g", o.lowerBound) + "," +
-           (ok ? format("%.17g", o.gap) : "") + "," + format("%.6f", o.seconds) + "," +
+           (ok ? format("%.17g", row.ratioToBest) : "") + "," + (o.lowerBound > 0 ? format("%.17g", o.lowerBound) : "") +
+           "," + (ok && o.lowerBound > 0 ? format("%.17g", o.gap) : "") + "," + format("%.6f", o.seconds) + "," +
            std::to_string(row.devicesUsed) + "," + csvField(o.message) + "\n";
   }
   return out;
@@ -154,7 +154,8 @@ std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workl
     for (std::size_t i = firstRow; i < rows.size(); ++i) {
       if (!hasPlan(rows[i].outcome)) continue;
       const double objective = rows[i].outcome.objective;
-      rows[i].ratioToBest = best > 0 ? objective / best : (objective == 0 ? 1.0 : 0.0);
+      // Against a best of 0, any positive objective is infinitely worse.
+      rows[i].ratioToBest = best > 0 ? objective / best : (objective == 0 ? 1.0 : std::numeric_limits<double>::infinity());
     }
   }
   return rows;

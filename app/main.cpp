@@ -81,8 +81,30 @@ const CLI::Validator kNonNegativeInteger(
     },
     "N");
 
+/// A message as one line: control characters (a newline or a terminal
+/// escape in a file name, say) are written as escapes.
+std::string oneLine(const std::string& message) {
+  std::string line;
+  line.reserve(message.size());
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      line += c;
+    } else if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\t') {
+      line += "\\t";
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      line += escaped;
+    }
+  }
+  return line;
+}
+
 int fail(const std::string& message, int code = kInvalid) {
-  std::cerr << "dnnplace: " << message << "\n";
+  std::cerr << "dnnplace: " << oneLine(message) << "\n";
   return code;
 }
 

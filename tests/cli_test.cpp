@@ -166,6 +166,15 @@ TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
   std::filesystem::remove(workload);
 }
 
+// A file name is the user's, and may hold a newline or a terminal escape:
+// the error stays one line and does not drive the terminal.
+TEST(Cli, ControlCharactersInAFileNameAreEscaped) {
+  // (std::system's shell is POSIX sh: printf makes the name.)
+  const auto result = runCli(R"sh(solve "$(printf '/nonexistent/evil\nname\033[31m.json')")sh");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: /nonexistent/evil\\nname\\x1b[31m.json: cannot open: No such file or directory\n");
+}
+
 TEST(Cli, MissingFileIsExitTwo) {
   auto result = runCli("info /nonexistent/w.json");
   EXPECT_EQ(result.exitCode, 2);

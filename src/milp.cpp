@@ -19,6 +19,7 @@
 
 #include "dnnplace/latency_bound.hpp"
 #include "dnnplace/local_search.hpp"
+#include "json_input.hpp"
 
 #include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
@@ -869,7 +870,7 @@ struct CbcResult {
 /// solve the LP for the continuous columns. Empty when that LP is infeasible.
 std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      const std::vector<std::pair<int, double>>& integers,
-                                     double seconds, double* objective) {
+                                     double seconds, double* objective, bool* rejected = nullptr) {
   std::unique_ptr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
   return leakingOnThrow(lp, [&]() -> std::vector<double> {
     lp->getModelPtr()->setMaximumWallSeconds(seconds);
@@ -880,6 +881,7 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
     for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
     lp->messageHandler()->setLogLevel(0);
     lp->initialSolve();
+    if (rejected) *rejected = lp->isProvenPrimalInfeasible();
     if (!lp->isProvenOptimal()) return {};
     *objective = lp->getObjValue();
     return {lp->getColSolution(), lp->getColSolution() + lp->getNumCols()};
@@ -1149,10 +1151,17 @@ SolveOutcome solveMilpOn(const Workload& w, const SolveOptions& options) {
   std::vector<double> start;
   double startObjective = 0;
   if (best.objective < kInfinity) {
-    start = completeSolution(*solver, model.integerValues(best.placement),
-                             std::max(0.2, 0.2 * options.timeLimitSeconds), &startObjective);
+    const double completionSeconds = std::max(0.2, 0.2 * options.timeLimitSeconds);
+    bool rejected = false;
+    start = completeSolution(*solver, model.integerValues(best.placement), completionSeconds, &startObjective,
+                             &rejected);
     notes << "; warm start " << best.method << " " << best.objective;
-    if (start.empty()) notes << " (rejected by the model)";
+    // Rejected: the model finds the plan infeasible (a bug in one or the other);
+    // otherwise its LP did not finish in the time it was given.
+    if (start.empty())
+      notes << (rejected ? " (rejected by the model)"
+                         : " (not given to CBC: completing it took more than " +
+                               json_input::formatNumber(completionSeconds) + " s)");
   }
 
   // The root LP relaxation first, under a wall-clock limit CBC itself would

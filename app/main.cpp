@@ -8,10 +8,11 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 #include <string_view>
@@ -113,11 +114,16 @@ bool writeOutput(const std::string& path, const std::string& text, std::string* 
     std::cout << text << std::flush;
     return true;
   }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) {
-    *error = path + ": cannot write";
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) {
+    *error = path + ": cannot write: " + std::strerror(errno);
+    return false;
+  }
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  const int writeError = errno;
+  const bool closed = std::fclose(file) == 0;  // a full disk may show only here
+  if (!written || !closed) {
+    *error = path + ": cannot write: " + std::strerror(written ? errno : writeError);
     return false;
   }
   return true;

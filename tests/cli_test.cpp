@@ -159,6 +159,16 @@ TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
   } else {
     ADD_FAILURE() << "/dev/full is missing: the write-error check did not run";
   }
+  // --out says why, as --write-model does.
+  const auto out = runCli("solve '" + workload.string() + "' --out /nonexistent/plan.json");
+  EXPECT_EQ(out.exitCode, 2);
+  EXPECT_EQ(out.err.substr(out.err.find("dnnplace: /nonexistent")),
+            "dnnplace: /nonexistent/plan.json: cannot write: No such file or directory\n");
+  if (std::filesystem::exists("/dev/full")) {
+    const auto full = runCli("solve '" + workload.string() + "' --quiet --out /dev/full");
+    EXPECT_EQ(full.exitCode, 2);
+    EXPECT_EQ(full.err, "dnnplace: /dev/full: cannot write: No space left on device\n");
+  }
   const auto model = runCli("solve '" + workload.string() + "' --method milp --write-model /nonexistent/m.mps");
   EXPECT_EQ(model.exitCode, 2);
   EXPECT_EQ(model.err, "dnnplace: milp: --write-model: /nonexistent/m.mps: cannot write: No such file or directory\n");

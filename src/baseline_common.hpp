@@ -139,4 +139,30 @@ class Deadline {
   double seconds_;
 };
 
+/// A plan uses at most one device per color class, so a machine with more
+/// devices of a kind than there are classes is solved as one with as many as
+/// classes: work and memory per device then scale with the graph, not with
+/// maxFPGAs (2^20 accelerators and 4 classes once cost local-search its whole
+/// time limit, and milp 2^22 columns). The plan's CPU cores are numbered back
+/// after the original accelerators.
+template <class SolveOn>
+SolveOutcome onAtMostOneDevicePerClass(const Workload& w, const SolveOn& solveOn) {
+  const int enough = std::max(1, w.numClasses);  // an empty graph keeps a device of each kind it has
+  const int accelerators = std::min(w.machine.maxFpgas, enough);
+  const int cpus = std::min(w.machine.maxCpus, enough);
+  if (accelerators == w.machine.maxFpgas && cpus == w.machine.maxCpus) return solveOn(w);
+  Workload fewer = w;
+  fewer.machine.maxFpgas = accelerators;
+  fewer.machine.maxCpus = cpus;
+  SolveOutcome outcome = solveOn(fewer);
+  if (outcome.placement) {
+    Placement& p = *outcome.placement;
+    for (auto& device : p.deviceOf)
+      if (device >= accelerators) device += w.machine.maxFpgas - accelerators;
+    p.numAccelerators = w.machine.maxFpgas;
+    p.numCpus = w.machine.maxCpus;
+  }
+  return outcome;
+}
+
 }  // namespace dnnplace::baseline

@@ -397,7 +397,8 @@ SolveOutcome finish(const Workload& workload, const std::vector<int>& deviceOfCl
 
 }  // namespace
 
-SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& options) {
+namespace {
+SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
   if (std::string why = unsupportedOptions(options); !why.empty()) {
     outcome.status = SolveStatus::InvalidInput;
@@ -466,6 +467,12 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
   if (failedStarts > 0)
     note += "; " + std::to_string(failedStarts) + " random starts did not fit in memory";
   return finish(workload, best, note);
+}
+}  // namespace
+
+SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& options) {
+  return baseline::onAtMostOneDevicePerClass(workload,
+                                             [&](const Workload& on) { return solveLocalSearchOn(on, options); });
 }
 
 SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,

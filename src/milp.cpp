@@ -19,6 +19,7 @@
 
 #include "dnnplace/latency_bound.hpp"
 #include "dnnplace/local_search.hpp"
+#include "baseline_common.hpp"
 #include "json_input.hpp"
 
 #include "CbcEventHandler.hpp"
@@ -1238,25 +1239,8 @@ SolveOutcome solveMilpOn(const Workload& w, const SolveOptions& options) {
 }  // namespace
 
 SolveOutcome solveMilp(const Workload& w, const SolveOptions& options) {
-  // A plan uses at most one device per color class: the model needs no more
-  // columns than classes per device type (with 2^20 accelerators and 4
-  // classes, 2^22 columns and 500 MB otherwise). Solved on that machine, the
-  // plan's CPU cores are numbered back after the original accelerators.
-  const int accelerators = std::min(w.machine.maxFpgas, w.numClasses);
-  const int cpus = std::min(w.machine.maxCpus, w.numClasses);
-  if (accelerators == w.machine.maxFpgas && cpus == w.machine.maxCpus) return solveMilpOn(w, options);
-  Workload fewer = w;
-  fewer.machine.maxFpgas = accelerators;
-  fewer.machine.maxCpus = cpus;
-  SolveOutcome outcome = solveMilpOn(fewer, options);
-  if (outcome.placement) {
-    Placement& p = *outcome.placement;
-    for (auto& device : p.deviceOf)
-      if (device >= accelerators) device += w.machine.maxFpgas - accelerators;
-    p.numAccelerators = w.machine.maxFpgas;
-    p.numCpus = w.machine.maxCpus;
-  }
-  return outcome;
+  // The model needs no more columns than classes per device type.
+  return baseline::onAtMostOneDevicePerClass(w, [&](const Workload& on) { return solveMilpOn(on, options); });
 }
 
 std::optional<MilpModelSize> readMilpModel(const std::string& path, std::string* error) {

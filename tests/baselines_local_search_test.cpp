@@ -109,6 +109,32 @@ TEST(LocalSearch, GeneratedWorkloadsFeasibleAndAgreeWithEvaluator) {
   }
 }
 
+// More devices than color classes never help: a machine of 2^20
+// accelerators and 5 cores is searched as one of 3 and 3 (the classes),
+// giving the same plan as that machine does, its cores numbered after all
+// 2^20 accelerators. (Before, each restart cleared 2^20 per-device counts
+// per node, and 10 restarts ran into any time limit.)
+TEST(LocalSearch, AMachineWithFarMoreDevicesThanClassesSearchesAsManyAsClasses) {
+  const std::string nodes = R"(, "nodes": [
+    {"id": 1, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1, "isBackwardNode": 0, "size": 10},
+    {"id": 2, "supportedOnFpga": 0, "cpuLatency": 3, "fpgaLatency": 2, "isBackwardNode": 0, "size": 10},
+    {"id": 3, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 3, "isBackwardNode": 0, "size": 10}],
+    "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}, {"sourceId": 2, "destId": 3, "cost": 0.25}]})";
+  const Workload huge = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1048576, "maxCPUs": 5)" + nodes);
+  const Workload small = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 3, "maxCPUs": 3)" + nodes);
+  const SolveOutcome onHuge = solve(huge, "local-search", quickOptions());
+  const SolveOutcome onSmall = solve(small, "local-search", quickOptions());
+  ASSERT_EQ(onHuge.status, SolveStatus::Feasible) << onHuge.message;
+  ASSERT_EQ(onSmall.status, SolveStatus::Feasible) << onSmall.message;
+  EXPECT_EQ(onHuge.objective, onSmall.objective);
+  ASSERT_EQ(onHuge.placement->numAccelerators, 1048576);
+  ASSERT_EQ(onHuge.placement->numCpus, 5);
+  for (NodeIndex v = 0; v < huge.numNodes(); ++v) {
+    const int device = onSmall.placement->deviceOf[v];
+    EXPECT_EQ(onHuge.placement->deviceOf[v], device < 3 ? device : device - 3 + 1048576) << v;
+  }
+}
+
 TEST(LocalSearch, SameSeedSamePlan) {
   GeneratorOptions g;
   g.shape = GraphShape::Transformer;

@@ -109,6 +109,17 @@ int fail(const std::string& message, int code = kInvalid) {
   return code;
 }
 
+/// A result that never reached standard output (a full disk, a closed pipe)
+/// is lost: say so rather than exit 0.
+int afterOutput(int code) {
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int failed = fail("standard output: cannot write");
+    return code == kOk ? failed : code;
+  }
+  return code;
+}
+
 bool writeOutput(const std::string& path, const std::string& text, std::string* error) {
   if (path.empty() || path == "-") {
     std::cout << text << std::flush;
@@ -538,12 +549,12 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+  } catch (const CLI::CallForHelp& e) {  // help and the version are results too
+    return afterOutput(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return afterOutput(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return afterOutput(app.exit(e));
   } catch (const CLI::ParseError& e) {
     // A mistyped command reads better named than as "a subcommand is required".
     if (argc > 1 && argv[1][0] != '-') {
@@ -582,12 +593,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what(), kInternal);
   }
-  // A result that never reached standard output (a full disk, a closed pipe)
-  // is lost: say so rather than exit 0.
-  std::cout.flush();
-  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    const int failed = fail("standard output: cannot write");
-    return code == kOk ? failed : code;
-  }
-  return code;
+  return afterOutput(code);
 }

@@ -144,10 +144,12 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
 TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
   const auto workload = writeTemp(kWorkload);
   if (std::filesystem::exists("/dev/full")) {  // every write to it fails with "no space left"
-    for (const std::string command : {"solve", "info"}) {
+    const std::string file = " '" + workload.string() + "'";
+    for (const std::string command : {"solve" + file, "info" + file, std::string("--help"), std::string("--version"),
+                                      std::string("solve --help")}) {
       const auto errPath = testing::tempPath(".err");
-      const std::string line = std::string("'") + DNNPLACE_CLI_PATH + "' " + command + " '" + workload.string() +
-                               "' >/dev/full 2>'" + errPath.string() + "'";
+      const std::string line = std::string("'") + DNNPLACE_CLI_PATH + "' " + command + " >/dev/full 2>'" +
+                               errPath.string() + "'";
       const int status = std::system(line.c_str());
       ASSERT_TRUE(WIFEXITED(status)) << command;
       EXPECT_EQ(WEXITSTATUS(status), 2) << command;

@@ -62,7 +62,12 @@ std::optional<std::string> readFile(const std::string& path, std::string* error)
       return std::nullopt;
     }
     if (got == 0) break;
+    // No JSON text holds a NUL byte: the parser will stop at the first one
+    // and say where it is, so reading stops there too (/dev/zero would
+    // otherwise be read until memory runs out).
+    const bool nul = std::memchr(text.data() + used, 0, static_cast<std::size_t>(got)) != nullptr;
     used += static_cast<std::size_t>(got);
+    if (nul) break;
   }
   text.resize(used);
   return text;

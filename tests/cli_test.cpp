@@ -187,6 +187,15 @@ TEST(Cli, ControlCharactersInAFileNameAreEscaped) {
   EXPECT_EQ(result.err, "dnnplace: /nonexistent/evil\\nname\\x1b[31m.json: cannot open: No such file or directory\n");
 }
 
+// No JSON text holds a NUL byte, so reading stops at the first: /dev/zero
+// was once read until memory ran out.
+TEST(Cli, AnEndlessFileIsReadOnlyToItsFirstNulByte) {
+  ASSERT_TRUE(std::filesystem::exists("/dev/zero"));
+  const auto result = runCli("info /dev/zero");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: /dev/zero: invalid JSON at byte 0: a NUL byte\n");
+}
+
 TEST(Cli, MissingFileIsExitTwo) {
   auto result = runCli("info /nonexistent/w.json");
   EXPECT_EQ(result.exitCode, 2);

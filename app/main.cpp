@@ -199,7 +199,8 @@ std::string inapplicableFlag(const SolveArgs& args) {
     return "--write-model is written by --method milp only";
   if (args.given.contiguity && args.method != "milp") return "--contiguity applies to --method milp only";
   if (args.given.gap && args.method != "milp") return "--gap applies to --method milp only";
-  if (args.given.restarts && args.method != "local-search") return "--restarts applies to --method local-search only";
+  if (args.given.restarts && args.method != "local-search" && args.method != "milp")
+    return "--restarts applies to --method local-search and milp (its warm start) only";
   return flagOfTheOtherObjective(args.options.objective, args.given.q, args.options.diffMaxima);
 }
 
@@ -439,12 +440,12 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   command->add_flag("--diffmaxima", options->diffMaxima, "throughput: minimize max forward + max backward load");
   command->add_option("--max-ideals", options->maxIdeals,
-                      "dp: stop past this many ideals and return the best plan found (exit 4 if none; 0: no cap)")
+                      "dp, dp-linear, pipedream: stop past this many ideals (dp returns its best plan; 0: no cap)")
       ->check(kNonNegativeInteger);
   options->memoryLimitBytes = defaultMemoryLimit();
   command->add_option("--memory-limit", options->memoryLimitBytes,
-                      "dp: stop past this many bytes of ideals and DP tables and return the best plan found "
-                      "(exit 4 if none; 0: no cap; default: half this machine's memory)")
+                      "dp, dp-linear, pipedream: stop past this many bytes of ideals and DP tables (dp returns "
+                      "its best plan; 0: no cap; default: half this machine's memory)")
       ->check(kNonNegativeInteger)->capture_default_str();
 }
 

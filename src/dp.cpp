@@ -1522,9 +1522,11 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
 /// one order, but without a lattice: a forward pass over interval starts,
 /// each interval grown until its compute plus the communication it can no
 /// longer shed (hyperedges reaching back before its start) reaches the cut.
-/// None either when the deadline passes or the interrupt is set.
+/// None either when the deadline passes or the interrupt is set, or when
+/// its table would need more than memoryLimitBytes (0: no limit).
 LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
-                           Clock::time_point deadline, const std::atomic<bool>* interrupt) {
+                           Clock::time_point deadline, const std::atomic<bool>* interrupt,
+                           std::uint64_t memoryLimitBytes = 0) {
   const int n = linear.numSuperNodes;
   const int accelerators = std::min(workload.machine.maxFpgas, n);
   const int cpus = std::min(workload.machine.maxCpus, n);
@@ -1533,6 +1535,9 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   constexpr int kUncutLimit = 2000;
   if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
   const int columns = cpus + 1, numStates = (accelerators + 1) * columns;
+  const std::uint64_t tableBytes =
+      static_cast<std::uint64_t>(n + 1) * static_cast<std::uint64_t>(numStates) * (sizeof(double) + sizeof(std::int32_t));
+  if (memoryLimitBytes && tableBytes > memoryLimitBytes) return {};
   // value[j · numStates + s]: best max-load of the first j super-nodes on
   // state s's devices; how[...]: the last interval's start, negated − 1 on a CPU core.
   std::vector<double> value(static_cast<std::size_t>(n + 1) * numStates, cut);
@@ -1620,11 +1625,12 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
 /// packing of the same order when no plan is known yet.
 LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best,
                      Clock::time_point deadline = Clock::time_point::max(),
-                     const std::atomic<bool>* interrupt = nullptr) {
+                     const std::atomic<bool>* interrupt = nullptr, std::uint64_t memoryLimitBytes = 0) {
   LinearSeed greedy;
   if (!std::isfinite(best)) greedy = greedyChain(workload, ordered, deadline, interrupt);
   const double cut = std::isfinite(best) ? best : greedy.objective;
-  LinearSeed exact = linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt);
+  LinearSeed exact =
+      linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt, memoryLimitBytes);
   // A limit may stop the exact chain: the greedy one is still a plan.
   return exact.blocks.empty() ? greedy : exact;
 }
@@ -2036,8 +2042,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   // and one with hardly more ideals than super-nodes than that one too: the
   // greedy packing's chain alone seeds it.
   SolveOptions seedOptions = options;
-  seedOptions.maxIdeals = 0;
-  seedOptions.memoryLimitBytes = 0;
+  seedOptions.maxIdeals = 0;  // the user's cap is on the DP's own lattice; memory is memory
   seedOptions.progress = nullptr;
   // Enumerated once under a cap: a small lattice is complete and also
   // serves the final DP, unless it holds more ideals than the user allows.
@@ -2078,7 +2083,8 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     }
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
     const LinearSeed seed = nearlyChain ? greedyChain(workload, ordered, deadline, options.interrupt)
-                                        : orderSeed(workload, ordered, seedObjective, deadline, options.interrupt);
+                                        : orderSeed(workload, ordered, seedObjective, deadline, options.interrupt,
+                                                    options.memoryLimitBytes);
     offer(workload, ordered, seed.objective, seed.blocks);
   }
   if (!smallLattice) {
@@ -2117,10 +2123,12 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     // one beat the seeds, else the best seed plan.
     const bool runFound = !chain.blocks.empty() && chain.objective < seedObjective;
     if (runFound || seedPlan) {
-      outcome.status = SolveStatus::Feasible;
       outcome.placement = runFound ? placementOf(workload, graph, chain.blocks) : *seedPlan;
       outcome.objective = runFound ? chain.objective : seedObjective;
       outcome.lowerBound = chain.provenLowerBound;
+      // A plan that meets the bound proven before the limit is optimal all the same.
+      outcome.status = outcome.objective <= outcome.lowerBound * (1 + 1e-9) ? SolveStatus::Optimal
+                                                                             : SolveStatus::Feasible;
       outcome.message =
           limitMessage(chain, options) + (runFound ? "; returning the best plan found" : "; returning the best seed plan");
     } else {

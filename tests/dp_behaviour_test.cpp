@@ -122,6 +122,24 @@ TEST(DpBehaviour, LimitsReturnTheBestSeedPlanAndSayWhichStopped) {
 // chain's order (its first, loosest one: no search for a tighter limit was
 // allowed), instead of nothing. (Before, the seeds also searched on past the
 // limit: on a chain of a million nodes, 6 s of a 1 s limit.)
+// Stopped by a limit, a plan that meets the bound proven before it is
+// still optimal: four independent unit nodes on four accelerators (the
+// work bound is 1, and so is the greedy seed).
+TEST(DpBehaviour, AStoppedRunWhoseSeedMeetsTheBoundIsOptimal) {
+  const Workload w = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 4, "maxCPUs": 0, "nodes": [
+    {"id": 1, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0},
+    {"id": 2, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0},
+    {"id": 3, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0},
+    {"id": 4, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0}], "edges": []})");
+  SolveOptions options;
+  options.maxIdeals = 3;
+  const SolveOutcome outcome = solve(w, "dp", options);
+  ASSERT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
+  EXPECT_NE(outcome.message.find("ideal limit"), std::string::npos) << outcome.message;
+  EXPECT_EQ(outcome.objective, 1);
+  EXPECT_EQ(outcome.lowerBound, 1);
+}
+
 TEST(DpBehaviour, AStopBeforeTheStartStillReturnsTheGreedyChain) {
   GeneratorOptions generator;
   generator.shape = GraphShape::Chain;

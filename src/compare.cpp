@@ -1,6 +1,7 @@
 #include "dnnplace/compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -15,6 +16,10 @@ bool hasPlan(const SolveOutcome& outcome) {
   return outcome.placement &&
          (outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible);
 }
+
+/// Whether the method proved a lower bound: a positive one, or 0 with the
+/// plan proven optimal (methods without a bound report 0).
+bool hasBound(const SolveOutcome& o) { return o.lowerBound > 0 || o.status == SolveStatus::Optimal; }
 
 std::string format(const char* pattern, double value) {
   char buffer[64];
@@ -51,8 +56,8 @@ std::string textTable(const std::vector<CompareRow>& rows) {
     const bool ok = hasPlan(o);
     cells.push_back({row.workload, o.method, ok ? format("%.4f", o.objective) : kMissing,
                      ok ? format("%.3f", row.ratioToBest) : kMissing,
-                     o.lowerBound > 0 ? format("%.4f", o.lowerBound) : kMissing,
-                     ok && o.lowerBound > 0 ? format("%.2f%%", 100 * o.gap) : kMissing,
+                     hasBound(o) ? format("%.4f", o.lowerBound) : kMissing,
+                     ok && hasBound(o) ? format("%.2f%%", 100 * o.gap) : kMissing,
                      format("%.2f", o.seconds), ok ? std::to_string(row.devicesUsed) : kMissing,
                      statusName(o.status)});
   }
@@ -93,9 +98,12 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
                             {"method", o.method},
                             {"status", statusName(o.status)},
                             {"objective", ok ? nlohmann::json(o.objective) : nlohmann::json()},
-                            {"ratioToBest", ok ? nlohmann::json(row.ratioToBest) : nlohmann::json()},
-                            {"lowerBound", o.lowerBound > 0 ? nlohmann::json(o.lowerBound) : nlohmann::json()},
-                            {"gap", ok && o.lowerBound > 0 ? nlohmann::json(o.gap) : nlohmann::json()},
+                            // JSON has no infinity: "inf" against a best of 0 (null is no plan).
+                            {"ratioToBest", !ok ? nlohmann::json()
+                                            : std::isinf(row.ratioToBest) ? nlohmann::json("inf")
+                                                                          : nlohmann::json(row.ratioToBest)},
+                            {"lowerBound", hasBound(o) ? nlohmann::json(o.lowerBound) : nlohmann::json()},
+                            {"gap", ok && hasBound(o) ? nlohmann::json(o.gap) : nlohmann::json()},
                             {"seconds", o.seconds},
                             {"devicesUsed", row.devicesUsed},
                             {"message", o.message}};
@@ -111,8 +119,8 @@ std::string csvTable(const std::vector<CompareRow>& rows) {
     const bool ok = hasPlan(o);
     out += csvField(row.workload) + "," + csvField(o.method) + "," + statusName(o.status) + "," +
            (ok ? format("%.17g", o.objective) : "") + "," +
-           (ok ? format("%.17g", row.ratioToBest) : "") + "," + (o.lowerBound > 0 ? format("%.17g", o.lowerBound) : "") +
-           "," + (ok && o.lowerBound > 0 ? format("%.17g", o.gap) : "") + "," + format("%.6f", o.seconds) + "," +
+           (ok ? format("%.17g", row.ratioToBest) : "") + "," + (hasBound(o) ? format("%.17g", o.lowerBound) : "") +
+           "," + (ok && hasBound(o) ? format("%.17g", o.gap) : "") + "," + format("%.6f", o.seconds) + "," +
            std::to_string(row.devicesUsed) + "," + csvField(o.message) + "\n";
   }
   return out;

@@ -131,32 +131,36 @@ TEST(Compare, JsonAndCsvCarryEveryRow) {
   EXPECT_EQ(csv[2].rfind("w4.json,no-such,invalid_input,,", 0), 0u) << csv[2];
 }
 
-// A method that proves no bound (single: lower bound 0) shows none in any
+// A method that proves no bound (cpu: lower bound 0) shows none in any
 // format, as the text table does, rather than a bound of 0 and a gap of 100%;
-// against a best objective of 0, a positive one is infinitely worse, not 0.
-TEST(Compare, NoBoundIsShownAsNoneAndAZeroBestIsNoRatioOfZero) {
+// a bound of 0 that proves a plan of 0 optimal (dp) is shown. Against a best
+// objective of 0, a positive one is infinitely worse, not 0 times as bad.
+TEST(Compare, OnlyProvenBoundsAreShownAndAZeroBestIsNoRatioOfZero) {
   const Workload w = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
     {"id": 1, "supportedOnFpga": 1, "cpuLatency": 5, "fpgaLatency": 0, "isBackwardNode": 0},
     {"id": 2, "supportedOnFpga": 1, "cpuLatency": 5, "fpgaLatency": 0, "isBackwardNode": 0}],
     "edges": [{"sourceId": 1, "destId": 2, "cost": 0}]})");
   SolveOptions options;
-  const auto rows = compareMethods({&w}, {"single", "cpu"}, options);
+  const auto rows = compareMethods({&w}, {"dp", "cpu"}, options);
   ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows[0].outcome.status, SolveStatus::Optimal) << rows[0].outcome.message;
   ASSERT_EQ(rows[0].outcome.objective, 0);
-  ASSERT_EQ(rows[0].outcome.lowerBound, 0);
+  ASSERT_EQ(rows[1].outcome.lowerBound, 0);
   EXPECT_EQ(rows[1].outcome.objective, 10);
   EXPECT_TRUE(std::isinf(rows[1].ratioToBest));
 
   const auto json = nlohmann::json::parse(formatComparison(rows, "json"));
-  for (const auto& entry : json) {
-    EXPECT_TRUE(entry["lowerBound"].is_null()) << entry.dump();
-    EXPECT_TRUE(entry["gap"].is_null()) << entry.dump();
-  }
-  EXPECT_TRUE(json[1]["ratioToBest"].is_null());  // JSON has no infinity
+  EXPECT_EQ(json[0]["lowerBound"], 0);
+  EXPECT_EQ(json[0]["gap"], 0);
+  EXPECT_TRUE(json[1]["lowerBound"].is_null()) << json[1].dump();
+  EXPECT_TRUE(json[1]["gap"].is_null()) << json[1].dump();
+  EXPECT_EQ(json[1]["ratioToBest"], "inf");  // JSON has no infinity; null means no plan
   const auto csv = lines(formatComparison(rows, "csv"));
   ASSERT_EQ(csv.size(), 3u);
-  EXPECT_NE(csv[1].find(",0,1,,,"), std::string::npos) << csv[1];
+  EXPECT_NE(csv[1].find(",optimal,0,1,0,0,"), std::string::npos) << csv[1];
   EXPECT_NE(csv[2].find(",10,inf,,,"), std::string::npos) << csv[2];
+  const std::string text = formatComparison(rows, "text");
+  EXPECT_NE(text.find("0.0000  0.00%"), std::string::npos) << text;
 }
 
 TEST(Compare, CsvQuotesFieldsWithCommas) {

@@ -871,7 +871,7 @@ struct CbcResult {
 /// solve the LP for the continuous columns. Empty when that LP is infeasible.
 std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      const std::vector<std::pair<int, double>>& integers,
-                                     double seconds, double* objective, bool* rejected = nullptr) {
+                                     double seconds, double* objective, std::string* why = nullptr) {
   std::unique_ptr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
   return leakingOnThrow(lp, [&]() -> std::vector<double> {
     lp->getModelPtr()->setMaximumWallSeconds(seconds);
@@ -882,8 +882,15 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
     for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
     lp->messageHandler()->setLogLevel(0);
     lp->initialSolve();
-    if (rejected) *rejected = lp->isProvenPrimalInfeasible();
-    if (!lp->isProvenOptimal()) return {};
+    if (!lp->isProvenOptimal()) {
+      if (why)
+        *why = lp->isProvenPrimalInfeasible() ? "rejected by the model"
+               : lp->getModelPtr()->status() == 3  // Clp: stopped on iterations or time
+                   ? "not given to CBC: completing it took more than " + json_input::formatNumber(seconds) + " s"
+                   : "not given to CBC: completing it ended with LP status " +
+                         std::to_string(lp->getModelPtr()->status());
+      return {};
+    }
     *objective = lp->getObjValue();
     return {lp->getColSolution(), lp->getColSolution() + lp->getNumCols()};
   });
@@ -1152,17 +1159,11 @@ SolveOutcome solveMilpOn(const Workload& w, const SolveOptions& options) {
   std::vector<double> start;
   double startObjective = 0;
   if (best.objective < kInfinity) {
-    const double completionSeconds = std::max(0.2, 0.2 * options.timeLimitSeconds);
-    bool rejected = false;
-    start = completeSolution(*solver, model.integerValues(best.placement), completionSeconds, &startObjective,
-                             &rejected);
+    std::string why;
+    start = completeSolution(*solver, model.integerValues(best.placement), std::max(0.2, 0.2 * options.timeLimitSeconds),
+                             &startObjective, &why);
     notes << "; warm start " << best.method << " " << best.objective;
-    // Rejected: the model finds the plan infeasible (a bug in one or the other);
-    // otherwise its LP did not finish in the time it was given.
-    if (start.empty())
-      notes << (rejected ? " (rejected by the model)"
-                         : " (not given to CBC: completing it took more than " +
-                               json_input::formatNumber(completionSeconds) + " s)");
+    if (start.empty()) notes << " (" << why << ")";
   }
 
   // The root LP relaxation first, under a wall-clock limit CBC itself would

@@ -481,7 +481,7 @@ int main(int argc, char** argv) {
       if (std::string_view(argv[i]) == name) command = name;
   if (command == "solve") {
     solveCmd->footer("Methods:" + methodList());
-    solveCmd->add_option("workload", solveArgs.workload, "workload JSON file")->required();
+    solveCmd->add_option("workload", solveArgs.workload, "workload JSON file (- for standard input)")->required();
     solveCmd->add_option("--method", solveArgs.method, "placement method (see below)")
         ->capture_default_str();
     solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
@@ -497,8 +497,8 @@ int main(int argc, char** argv) {
     solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
     solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
   } else if (command == "evaluate") {
-    evalCmd->add_option("workload", evalArgs.workload, "workload JSON file")->required();
-    evalCmd->add_option("plan", evalArgs.plan, "plan JSON file")->required();
+    evalCmd->add_option("workload", evalArgs.workload, "workload JSON file (- for standard input)")->required();
+    evalCmd->add_option("plan", evalArgs.plan, "plan JSON file (- for standard input)")->required();
     addObjective(evalCmd, &evalArgs.options.objective);
     evalCmd->add_option("--q", evalArgs.options.q, "latency: subgraphs allowed per accelerator")
         ->check(CLI::Range(1, 1 << 20))->capture_default_str();
@@ -509,7 +509,7 @@ int main(int argc, char** argv) {
     evalCmd->add_option("--format", evalArgs.format, "text or json")
         ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   } else if (command == "info") {
-    infoCmd->add_option("workload", infoArgs.workload, "workload JSON file")->required();
+    infoCmd->add_option("workload", infoArgs.workload, "workload JSON file (- for standard input)")->required();
     infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many (0: no cap)")
         ->check(kNonNegativeInteger)->capture_default_str();
     infoCmd->add_option("--time-limit", infoArgs.timeLimitSeconds, "stop counting ideals after this many seconds")

@@ -66,7 +66,7 @@ std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name
 std::optional<PlanFile> loadPlan(const std::string& path, std::string* error) {
   auto text = readFile(path, error);
   if (!text) return std::nullopt;
-  return parsePlan(*text, path, error);
+  return parsePlan(*text, inputName(path), error);
 }
 
 Placement resolvePlan(const Workload& workload, const PlanFile& plan,

@@ -24,22 +24,28 @@ std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
   return it->second;
 }
 
+std::string inputName(const std::string& path) { return path == "-" ? "standard input" : path; }
+
 std::optional<std::string> readFile(const std::string& path, std::string* error) {
+  // "-" is standard input, as it is standard output for --out.
+  const bool standardInput = path == "-";
   // A directory opens as a file that reads nothing; say what it is instead
   // of reporting an empty file.
   std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
+  if (!standardInput && std::filesystem::is_directory(path, ignored)) {
     *error = path + ": cannot read: it is a directory";
     return std::nullopt;
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = standardInput ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = path + ": cannot open: " + std::strerror(errno);
     return std::nullopt;
   }
   struct Closer {
     int fd;
-    ~Closer() { ::close(fd); }
+    ~Closer() {
+      if (fd != STDIN_FILENO) ::close(fd);
+    }
   } closer{fd};
   // A regular file is read into one buffer of its size (plus the byte that
   // lets the last read see the end). Grown by doubling, as a stream does it,
@@ -58,7 +64,7 @@ std::optional<std::string> readFile(const std::string& path, std::string* error)
     const ssize_t got = ::read(fd, text.data() + used, text.size() - used);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      *error = path + ": cannot read: " + std::strerror(errno);
+      *error = inputName(path) + ": cannot read: " + std::strerror(errno);
       return std::nullopt;
     }
     if (got == 0) break;
@@ -481,7 +487,7 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
 std::optional<Workload> loadWorkload(const std::string& path, std::string* error) {
   auto text = readFile(path, error);
   if (!text) return std::nullopt;
-  return parseWorkloadText(std::move(*text), path, error);
+  return parseWorkloadText(std::move(*text), inputName(path), error);
 }
 
 std::string workloadToJson(const Workload& workload) {

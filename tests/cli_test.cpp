@@ -196,6 +196,32 @@ TEST(Cli, AnEndlessFileIsReadOnlyToItsFirstNulByte) {
   EXPECT_EQ(result.err, "dnnplace: /dev/zero: invalid JSON at byte 0: a NUL byte\n");
 }
 
+// "-" reads the workload (or evaluate's plan) from standard input, as
+// --out - writes to standard output; messages call it standard input.
+TEST(Cli, ADashIsStandardInput) {
+  const auto workload = writeTemp(kWorkload);
+  const auto out = testing::tempPath(".out"), err = testing::tempPath(".err");
+  auto run = [&](const std::string& input, const std::string& arguments) {
+    const std::string line = "cat '" + input + "' | '" + DNNPLACE_CLI_PATH + "' " + arguments + " >'" + out.string() +
+                             "' 2>'" + err.string() + "'";
+    const int status = std::system(line.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  auto slurp = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  ASSERT_EQ(run(workload.string(), "solve - --method cpu --quiet"), 0) << slurp(err);
+  EXPECT_EQ(nlohmann::json::parse(slurp(out))["maxLoad"], 30);
+  const auto plan = writeTemp(R"({"fpgas": [{"nodes": [1, 2]}]})");
+  ASSERT_EQ(run(plan.string(), "evaluate '" + workload.string() + "' - --format json"), 0) << slurp(err);
+  EXPECT_EQ(nlohmann::json::parse(slurp(out))["objective"], 3);
+  const auto broken = writeTemp(R"({"maxSizePerFPGA": 1)");
+  EXPECT_EQ(run(broken.string(), "solve -"), 2);
+  EXPECT_EQ(slurp(err).rfind("dnnplace: standard input: invalid JSON", 0), 0u) << slurp(err);
+  for (const auto& path : {workload, out, err, plan, broken}) std::filesystem::remove(path);
+}
+
 TEST(Cli, MissingFileIsExitTwo) {
   auto result = runCli("info /nonexistent/w.json");
   EXPECT_EQ(result.exitCode, 2);

@@ -92,7 +92,7 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine,
 std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
                                       std::string* error);
 
-/// Reads and parses a workload file.
+/// Reads and parses a workload file ("-": standard input).
 std::optional<Workload> loadWorkload(const std::string& path, std::string* error);
 
 /// Serializes a workload to the JSON input format (used by the example generator).
@@ -102,7 +102,11 @@ std::string workloadToJson(const Workload& workload);
 /// implausible rather than letting solvers allocate per-device arrays for them).
 inline constexpr std::int64_t kMaxDevicesPerKind = 1 << 20;
 
-/// Reads a whole file; on failure sets *error ("PATH: cannot open: reason").
+/// Reads a whole file ("-": standard input); on failure sets *error
+/// ("PATH: cannot open: reason").
 std::optional<std::string> readFile(const std::string& path, std::string* error);
+
+/// The name messages give a file read by readFile: "standard input" for "-".
+std::string inputName(const std::string& path);
 
 }  // namespace dnnplace

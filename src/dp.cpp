@@ -81,6 +81,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
+/// Whether the caller's interrupt is set or the deadline has passed.
+bool pastLimit(Clock::time_point deadline, const std::atomic<bool>* interrupt) {
+  return (interrupt && interrupt->load()) || Clock::now() > deadline;
+}
+
 std::string formatBytes(double bytes) {
   char text[64];
   if (bytes >= 1e9)
@@ -1496,7 +1501,7 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
   // deadline the last limit packed serves (a packing takes linear time: on
   // a chain of a million nodes the search alone took seconds).
   for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
-    if ((interrupt && interrupt->load()) || Clock::now() > deadline) break;
+    if (pastLimit(deadline, interrupt)) break;
     const double middle = (low + high) / 2;
     (pack(middle) >= 0 ? high : low) = middle;
   }
@@ -1551,7 +1556,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   auto outOfTime = [&] {
     if (steps < nextCheck) return false;
     nextCheck = steps + 16384;
-    return (interrupt && interrupt->load()) || Clock::now() > deadline;
+    return pastLimit(deadline, interrupt);
   };
   for (int i = 0; i < n; ++i) {
     if (outOfTime()) return {};
@@ -2073,8 +2078,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
                      ContractionOptions::Order::BreadthFirst}) {
     if (smallLattice && order != ContractionOptions::Order::SmallestFirst) break;
     // The first order always gives a plan; the others only while time is left.
-    const bool stopped = (options.interrupt && options.interrupt->load()) || Clock::now() > deadline;
-    if (order != ContractionOptions::Order::SmallestFirst && stopped) break;
+    if (order != ContractionOptions::Order::SmallestFirst && pastLimit(deadline, options.interrupt)) break;
     std::optional<ContractedGraph> renumbered;
     if (order != ContractionOptions::Order::SmallestFirst) {
       ContractionOptions numbering;
@@ -2091,7 +2095,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     // Whole chains, then chains cut in two. Only when cheap next to the full
     // DP: on the paper's graphs a larger coarse lattice costs more than it saves.
     for (int pieces : {1, 2}) {
-      if ((options.interrupt && options.interrupt->load()) || Clock::now() > deadline) break;
+      if (pastLimit(deadline, options.interrupt)) break;
       const std::optional<Workload> coarse = chainCoarsened(workload, graph, pieces);
       if (!coarse) break;
       const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});

@@ -23,7 +23,7 @@
 #include "dnnplace/compare.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "dnnplace/ideal_lattice.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "dnnplace/report.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"

@@ -15,12 +15,8 @@ cd "$here"
 jobs=$(nproc 2>/dev/null || echo 2)
 shared=${DNNPLACE_SHARED:-$here/../shared}
 
-# libgfortran-12-dev and liblzma-dev: static archives the solver libraries
-# need when linked statically (CMake option DNNPLACE_STATIC_SOLVERS); lld:
-# the linker that lays out the executable's hot functions (DNNPLACE_ORDER_FUNCTIONS).
 packages=(build-essential cmake pkg-config nlohmann-json3-dev rapidjson-dev libcli11-dev
-          coinor-libcbc-dev libscotch-dev libgfortran-12-dev liblzma-dev
-          googletest libgtest-dev libbenchmark-dev graphviz time lld)
+          coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time)
 
 install_packages() {
   local missing=()
@@ -56,10 +52,10 @@ case "${1:-}" in
     ;;
   test)
     install_packages
-    configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+    configure_and_build build/release -DCMAKE_BUILD_TYPE=Release -DDNNPLACE_WERROR=ON
     run_tests build/release
     configure_and_build build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_BENCH=OFF
+      -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_tests build/sanitize
     ;;

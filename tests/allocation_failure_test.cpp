@@ -17,7 +17,7 @@
 #endif
 
 #include "dnnplace/generator.hpp"
-#include "dnnplace/ideal_lattice.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "dnnplace/latency_greedy.hpp"
+#include "baselines/greedy.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 

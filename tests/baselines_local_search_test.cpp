@@ -16,7 +16,7 @@
 
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "dnnplace/local_search.hpp"
+#include "baselines/local_search.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 

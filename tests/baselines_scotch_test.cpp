@@ -9,7 +9,7 @@
 
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "dnnplace/scotch_partition.hpp"
+#include "baselines/scotch.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "dnnplace/contraction.hpp"
-#include "dnnplace/ideal_lattice.hpp"
+#include "preprocess/contraction.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "dnnplace/workload.hpp"
 
 namespace dnnplace {

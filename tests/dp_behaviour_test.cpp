@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "dnnplace/dp.hpp"
+#include "dp/dp.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "dnnplace/ideal_lattice.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "dnnplace/contraction.hpp"
-#include "dnnplace/dp.hpp"
+#include "preprocess/contraction.hpp"
+#include "dp/dp.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"

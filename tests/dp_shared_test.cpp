@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dnnplace/dp.hpp"
+#include "dp/dp.hpp"
 #include "dnnplace/evaluator.hpp"
-#include "dnnplace/ideal_lattice.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 

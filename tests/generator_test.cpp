@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "dnnplace/generator.hpp"
-#include "dnnplace/ideal_lattice.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {

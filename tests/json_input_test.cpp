@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "dnnplace/workload.hpp"
-#include "json_input.hpp"
-#include "one_pass_elements.hpp"
+#include "io/json_input.hpp"
+#include "io/one_pass_elements.hpp"
 
 namespace dnnplace {
 namespace {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "dnnplace/generator.hpp"
-#include "dnnplace/latency_bound.hpp"
-#include "dnnplace/milp.hpp"
+#include "bounds/latency_bound.hpp"
+#include "milp/milp.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 

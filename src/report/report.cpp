@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace dnnplace {
 

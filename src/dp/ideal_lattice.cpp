@@ -1,4 +1,4 @@
-#include "dnnplace/ideal_lattice.hpp"
+#include "dp/ideal_lattice.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "dnnplace/latency_bound.hpp"
+#include "bounds/latency_bound.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "dnnplace/local_search.hpp"
+#include "baselines/local_search.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "baseline_common.hpp"
+#include "baselines/common.hpp"
 
 namespace dnnplace {
 namespace {

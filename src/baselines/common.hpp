@@ -12,7 +12,7 @@
 #include "dnnplace/plan.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace dnnplace::baseline {
 

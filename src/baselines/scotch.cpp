@@ -1,4 +1,4 @@
-#include "dnnplace/scotch_partition.hpp"
+#include "baselines/scotch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@ extern "C" {
 #include <scotch.h>
 }
 
-#include "baseline_common.hpp"
+#include "baselines/common.hpp"
 
 namespace dnnplace {
 namespace {

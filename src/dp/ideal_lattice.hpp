@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "dnnplace/contraction.hpp"
+#include "preprocess/contraction.hpp"
 #include "dnnplace/workload.hpp"
 
 namespace dnnplace {

@@ -1,4 +1,4 @@
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 #include <algorithm>
 #include <cfloat>

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace dnnplace {
 

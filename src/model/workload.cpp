@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json_input.hpp"
-#include "one_pass_elements.hpp"
+#include "io/json_input.hpp"
+#include "io/one_pass_elements.hpp"
 
 namespace dnnplace {
 

@@ -1,4 +1,4 @@
-#include "dnnplace/contraction.hpp"
+#include "preprocess/contraction.hpp"
 
 #include <algorithm>
 #include <compare>

@@ -5,7 +5,7 @@
 // means a fault, which those readers then find again and name.
 
 #include "dnnplace/workload.hpp"
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace dnnplace::detail {
 

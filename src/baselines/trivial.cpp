@@ -1,8 +1,8 @@
-#include "dnnplace/trivial.hpp"
+#include "baselines/trivial.hpp"
 
 #include <algorithm>
 
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace dnnplace {
 

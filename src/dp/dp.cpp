@@ -52,7 +52,7 @@
 //   best plan cuts the full DP; with no bound at all, the DP probes from a
 //   lower bound upwards (solveChain).
 
-#include "dnnplace/dp.hpp"
+#include "dp/dp.hpp"
 
 #include <algorithm>
 #include <array>
@@ -71,8 +71,8 @@
 #include <thread>
 #include <vector>
 
-#include "dnnplace/contraction.hpp"
-#include "dnnplace/ideal_lattice.hpp"
+#include "preprocess/contraction.hpp"
+#include "dp/ideal_lattice.hpp"
 
 namespace dnnplace {
 

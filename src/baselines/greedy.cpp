@@ -1,4 +1,4 @@
-#include "dnnplace/latency_greedy.hpp"
+#include "baselines/greedy.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "baseline_common.hpp"
-#include "dnnplace/latency_bound.hpp"
+#include "baselines/common.hpp"
+#include "bounds/latency_bound.hpp"
 
 namespace dnnplace {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace dnnplace {
 

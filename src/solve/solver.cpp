@@ -7,12 +7,12 @@
 #include <limits>
 #include <optional>
 
-#include "dnnplace/dp.hpp"
-#include "dnnplace/latency_greedy.hpp"
-#include "dnnplace/local_search.hpp"
-#include "dnnplace/milp.hpp"
-#include "dnnplace/scotch_partition.hpp"
-#include "dnnplace/trivial.hpp"
+#include "dp/dp.hpp"
+#include "baselines/greedy.hpp"
+#include "baselines/local_search.hpp"
+#include "milp/milp.hpp"
+#include "baselines/scotch.hpp"
+#include "baselines/trivial.hpp"
 
 namespace dnnplace {
 

@@ -1,4 +1,4 @@
-#include "dnnplace/milp.hpp"
+#include "milp/milp.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "dnnplace/latency_bound.hpp"
-#include "dnnplace/local_search.hpp"
-#include "baseline_common.hpp"
-#include "json_input.hpp"
+#include "bounds/latency_bound.hpp"
+#include "baselines/local_search.hpp"
+#include "baselines/common.hpp"
+#include "io/json_input.hpp"
 
 #include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"

@@ -57,6 +57,12 @@ struct SolveOptions {
   const std::atomic<bool>* interrupt = nullptr;
 };
 
+/// The time one named phase of a run took (--verbose lists them in order).
+struct PhaseTime {
+  std::string name;  ///< e.g. "contract", "seed", "enumerate", "dp", "backtrack", "verify"
+  double seconds = 0;
+};
+
 struct SolveOutcome {
   std::string method;
   SolveStatus status = SolveStatus::Error;
@@ -67,6 +73,7 @@ struct SolveOutcome {
   double seconds = 0;
   std::string message;     ///< why infeasible / no solution / error; notes otherwise
   Evaluation evaluation;   ///< the evaluator's verdict on `placement`
+  std::vector<PhaseTime> phases;  ///< the method's phases, then "verify" (solve() adds it)
 };
 
 using SolverFunction = SolveOutcome (*)(const Workload&, const SolveOptions&);

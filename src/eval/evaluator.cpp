@@ -186,25 +186,39 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
   const int n = w.numNodes();
   auto& reports = result->devices;
   // piece[v]: 1-based piece index of v on its accelerator (0: not on one).
-  std::vector<int> piece(n, 0), seen(n, 0);
-  std::vector<char> onAccelerator(p.numAccelerators, 0);
+  // Only paths between two nodes of accelerator a can raise a's piece
+  // indices, and such a path stays between the first and the last of a's
+  // nodes in topological order: each accelerator walks that span alone.
+  std::vector<int> piece(n, 0), seen(n, 0), seenBy(n, -1), position(n, 0);
+  for (int i = 0; i < n; ++i) position[w.topologicalOrder[i]] = i;
+  std::vector<int> first(p.numAccelerators, n), last(p.numAccelerators, -1);
   for (NodeIndex v = 0; v < n; ++v)
-    if (placed(p, v) && p.isAccelerator(p.deviceOf[v])) onAccelerator[p.deviceOf[v]] = 1;
+    if (placed(p, v) && p.isAccelerator(p.deviceOf[v])) {
+      const int a = p.deviceOf[v];
+      first[a] = std::min(first[a], position[v]);
+      last[a] = std::max(last[a], position[v]);
+    }
   for (int a = 0; a < p.numAccelerators; ++a) {
-    if (!onAccelerator[a]) continue;
-    // seen[v]: the largest piece index met on a path ending at v (v outside a).
-    for (NodeIndex v : w.topologicalOrder) {
+    // seen[v] (when seenBy[v] == a): the largest piece index met on a path
+    // ending at v, v outside a; 0 for nodes before the span.
+    for (int i = first[a]; i <= last[a]; ++i) {
+      const NodeIndex v = w.topologicalOrder[i];
       const bool inside = placed(p, v) && p.deviceOf[v] == a;
       int best = inside ? 1 : 0;
       for (NodeIndex u : w.predecessors(v)) {
         const bool uInside = placed(p, u) && p.deviceOf[u] == a;
+        const int seenU = seenBy[u] == a ? seen[u] : 0;
         if (inside)
-          best = std::max(best, uInside ? piece[u] : seen[u] + 1);
+          best = std::max(best, uInside ? piece[u] : seenU + 1);
         else
-          best = std::max(best, uInside ? piece[u] : seen[u]);
+          best = std::max(best, uInside ? piece[u] : seenU);
       }
-      if (inside) piece[v] = best;
-      else seen[v] = best;
+      if (inside) {
+        piece[v] = best;
+      } else {
+        seen[v] = best;
+        seenBy[v] = a;
+      }
     }
   }
   // Tasks: (accelerator, piece) pairs, then one task per CPU or unplaced node.

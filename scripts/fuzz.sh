@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer)
+# and runs each: first once over its regression inputs (tests/fuzz/regressions/,
+# named TARGET-*.json), then coverage-guided fuzzing for FUZZ_SECONDS seconds
+# (default 60) from its seed corpus (tests/fuzz/corpus/TARGET/, copied, so the
+# repository is not written). A finding is saved in the build folder and fails the run.
+#
+#   scripts/fuzz.sh [TARGET...]     targets: workload plan pipeline (default: all)
+#   env FUZZ_SECONDS, FUZZ_BUILD (default build/fuzz)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+seconds=${FUZZ_SECONDS:-60}
+build=${FUZZ_BUILD:-build/fuzz}
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(workload plan pipeline)
+
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDNNPLACE_FUZZ=ON \
+  -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_TESTS=OFF -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON >/dev/null
+cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target "${targets[@]/%/_fuzz}"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for target in "${targets[@]}"; do
+  binary="$build/tests/fuzz/${target}_fuzz"
+  regressions=(tests/fuzz/regressions/"$target"-*)
+  if [ -e "${regressions[0]}" ]; then
+    echo "fuzz.sh: $target: ${#regressions[@]} regression inputs" >&2
+    "$binary" "${regressions[@]}" 2>"$build/$target.regressions.log" ||
+      { tail -30 "$build/$target.regressions.log" >&2; exit 1; }
+  fi
+  corpus=$(mktemp -d)
+  cp tests/fuzz/corpus/"$target"/* "$corpus"/
+  [ "$target" = pipeline ] && cp tests/fuzz/corpus/workload/* "$corpus"/
+  echo "fuzz.sh: $target: fuzzing for $seconds s" >&2
+  if ! "$binary" "$corpus" -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=20 \
+       -artifact_prefix="$build/$target-" -print_final_stats=1 >"$build/$target.log" 2>&1; then
+    tail -40 "$build/$target.log" >&2
+    rm -rf "$corpus"
+    echo "fuzz.sh: $target: a finding, saved as $build/$target-*" >&2
+    exit 1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/$target.log" | sed "s/^/fuzz.sh: $target: /" >&2
+  rm -rf "$corpus"
+done

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dnnplace/compare.hpp"
+#include "dnnplace/report.hpp"
 #include "dnnplace/generator.hpp"
 #include "test_support.hpp"
 

@@ -4,12 +4,14 @@
 /// Exit codes: 0 ok, 1 internal error, 2 bad usage or invalid input,
 /// 3 infeasible, 4 a limit stopped the work before any feasible plan.
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -58,6 +60,21 @@ inline int exitCodeFor(SolveStatus status) {
     case SolveStatus::Error: return kInternal;
   }
   return kInternal;
+}
+
+/// The DP shares its work among threads; other methods run on one.
+inline int defaultThreads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(cores, 1u, 256u));
+}
+
+/// Half the machine's memory: where the DP stops (returning its best plan)
+/// rather than drive the machine into swap or the out-of-memory killer. A
+/// graph of 40 independent nodes has 2^40 ideals. 0 if the size is unknown.
+inline std::uint64_t defaultMemoryLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize) / 2;
 }
 
 struct SolveArgs {

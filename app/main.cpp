@@ -3,11 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <string_view>
-#include <thread>
-
-#include <unistd.h>
 
 #include "commands.hpp"
 #include "validators.hpp"
@@ -17,9 +13,8 @@ namespace {
 using namespace dnnplace;
 using namespace dnnplace::cli;
 
-/// The options of MethodOption that have a default (a valid value, so only
-/// their count tells whether the user gave them), kept as they are added:
-/// looking them up by name cost 3% of a small workload's whole run.
+/// Which options of MethodOption were given. Those with a default (a valid
+/// value, so only their count tells) are kept as they are added.
 struct Given {
   const CLI::Option *q = nullptr, *gap = nullptr, *restarts = nullptr, *contiguity = nullptr;
   OptionSet read(bool plan, bool writeModel, bool diffMaxima) const {
@@ -50,21 +45,6 @@ void addObjective(CLI::App* command, Objective* objective) {
       ->check(CLI::IsMember({"throughput", "latency"}));
 }
 
-/// The DP shares its work among threads; other methods run on one.
-int defaultThreads() {
-  const unsigned cores = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp(cores, 1u, 256u));
-}
-
-/// Half the machine's memory: where the DP stops (returning its best plan)
-/// rather than drive the machine into swap or the out-of-memory killer. A
-/// graph of 40 independent nodes has 2^40 ideals. 0 if the size is unknown.
-std::uint64_t defaultMemoryLimit() {
-  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || pageSize <= 0) return 0;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize) / 2;
-}
-
 /// The options solve and compare share: the objective and how a method runs.
 void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& timeLimitHelp,
                    Given* given) {
@@ -72,7 +52,8 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
   command->add_option("--time-limit", options->timeLimitSeconds, timeLimitHelp)
       ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
   options->threads = defaultThreads();
-  command->add_option("--threads", options->threads, "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
+  command->add_option("--threads", options->threads,
+                      "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
       ->check(CLI::Range(1, 256))->capture_default_str();
   command->add_option("--seed", options->seed, "random seed")->check(kNonNegativeInteger)->capture_default_str();
   given->q = command->add_option("--q", options->q, "latency: subgraphs per accelerator")
@@ -113,10 +94,9 @@ int main(int argc, char** argv) {
   cmpArgs.options.timeLimitSeconds = 60;
   auto* cmpCmd = app.add_subcommand("compare", "run several methods side by side");
 
-  // Only the command named gets its options: defining every command's
-  // (CLI11 builds each option's names, checks and help text) cost more than
-  // reading a small workload. It is the first argument that names one, so
-  // that `--help solve` shows solve's whole help too.
+  // Only the command named gets its options (CLI11 builds each option's
+  // names, checks and help text). It is the first argument that names one,
+  // so that `--help solve` shows solve's whole help too.
   std::string_view command;
   for (int i = 1; i < argc && command.empty(); ++i)
     for (const char* name : {"solve", "evaluate", "info", "generate", "compare"})

@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -139,6 +141,43 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
   EXPECT_EQ(runCli(compare + "--objective latency --methods greedy,cpu --q 2 --quiet").exitCode, 0);
   std::filesystem::remove(workload);
   std::filesystem::remove(plan);
+}
+
+// --verbose lists each phase with its time, in order: load, validate, the
+// method's own phases, verify (the evaluator's re-check), write.
+TEST(Cli, VerboseListsEachPhaseInOrder) {
+  const auto workload = writeTemp(kWorkload);
+  auto phases = [&](const std::string& method) -> std::vector<std::string> {
+    const auto result = runCli("solve '" + workload.string() + "' --method " + method + " --quiet --verbose");
+    EXPECT_EQ(result.exitCode, 0) << method << ": " << result.err;
+    EXPECT_EQ(result.err.rfind("phases: ", 0), 0u) << method << ": " << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    std::vector<std::string> names;
+    std::stringstream line(result.err.substr(8, result.err.find('\n') - 8));
+    for (std::string item; std::getline(line, item, ',');) {
+      if (item.front() == ' ') item.erase(0, 1);
+      const std::size_t space = item.find(' ');
+      if (space == std::string::npos) {
+        ADD_FAILURE() << "no time in '" << item << "'";
+        return {};
+      }
+      const std::string time = item.substr(space + 1);
+      EXPECT_EQ(time.size() >= 7 && time.compare(time.size() - 2, 2, " s") == 0 && time[time.size() - 6] == '.', true)
+          << "'" << time << "' in " << result.err;
+      names.push_back(item.substr(0, space));
+    }
+    return names;
+  };
+  EXPECT_EQ(phases("cpu"), (std::vector<std::string>{"load", "validate", "verify", "write"}));
+  for (const std::string method : {"dp", "milp"}) {
+    const auto names = phases(method);
+    ASSERT_GE(names.size(), 4u) << method;
+    EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 2),
+              (std::vector<std::string>{"load", "validate"})) << method;
+    EXPECT_EQ(std::vector<std::string>(names.end() - 2, names.end()), (std::vector<std::string>{"verify", "write"}))
+        << method;
+  }
+  std::filesystem::remove(workload);
 }
 
 TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {

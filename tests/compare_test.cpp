@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "dnnplace/compare.hpp"
+#include "dnnplace/report.hpp"
 #include "dnnplace/generator.hpp"
 #include "test_support.hpp"
 
@@ -161,6 +163,76 @@ TEST(Compare, OnlyProvenBoundsAreShownAndAZeroBestIsNoRatioOfZero) {
   EXPECT_NE(csv[2].find(",10,inf,,,"), std::string::npos) << csv[2];
   const std::string text = formatComparison(rows, "text");
   EXPECT_NE(text.find("0.0000  0.00%"), std::string::npos) << text;
+}
+
+// The registry's table of options only some methods read: a method refuses
+// exactly the options it does not take, and each refusal names exactly the
+// methods that take the option.
+TEST(Compare, EachOptionIsRefusedByTheMethodsThatDoNotTakeIt) {
+  auto words = [](const std::string& text) {
+    std::vector<std::string> list;
+    std::stringstream in(text);
+    for (std::string word; in >> word;) list.push_back(word);
+    return list;
+  };
+  for (const MethodOption option : {MethodOption::Plan, MethodOption::WriteModel, MethodOption::Contiguity,
+                                    MethodOption::Gap, MethodOption::Restarts}) {
+    std::string refusal;
+    for (const MethodInfo& method : methods()) {
+      const std::string why = ignoredOption(&method, Objective::Throughput, {option});
+      EXPECT_EQ(why.empty(), method.takes.has(option)) << method.name << ": " << why;
+      if (!why.empty()) refusal = why;
+      // compare and evaluate name no method: only the objective's rules apply.
+      EXPECT_EQ(ignoredOption(nullptr, Objective::Throughput, {option}), "");
+    }
+    ASSERT_FALSE(refusal.empty());
+    const auto named = words(refusal);
+    for (const MethodInfo& method : methods())
+      EXPECT_EQ(std::find(named.begin(), named.end(), method.name) != named.end(), method.takes.has(option))
+          << method.name << " in '" << refusal << "'";
+  }
+  for (const MethodInfo* method : {findMethod("dp"), static_cast<const MethodInfo*>(nullptr)}) {
+    EXPECT_EQ(ignoredOption(method, Objective::Throughput, {MethodOption::Q}), "--q applies to --objective latency only");
+    EXPECT_EQ(ignoredOption(method, Objective::Latency, {MethodOption::Q}), "");
+    EXPECT_EQ(ignoredOption(method, Objective::Latency, {MethodOption::DiffMaxima}),
+              "--diffmaxima applies to --objective throughput only");
+    EXPECT_EQ(ignoredOption(method, Objective::Throughput, {MethodOption::DiffMaxima}), "");
+  }
+  // The first refused option, in the order of the rules.
+  EXPECT_EQ(ignoredOption(findMethod("dp"), Objective::Throughput, {MethodOption::Q, MethodOption::Gap}),
+            "--gap applies to --method milp only");
+}
+
+TEST(Compare, AMethodListIsCheckedAgainstTheRegistry) {
+  std::string error;
+  EXPECT_EQ(methodsToCompare("", Objective::Latency, &error), defaultMethods(Objective::Latency));
+  EXPECT_EQ(methodsToCompare("cpu,dp", Objective::Throughput, &error), (std::vector<std::string>{"cpu", "dp"}));
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"dp,expert", "method 'expert' needs a split (--plan), which only solve takes"},
+      {"greedy", "method 'greedy' does not support the throughput objective"},
+      {"dp,nosuch,greedy", unknownMethod("nosuch")},
+  };
+  for (const auto& [list, message] : refused) {
+    EXPECT_FALSE(methodsToCompare(list, Objective::Throughput, &error)) << list;
+    EXPECT_EQ(error, message) << list;
+  }
+  EXPECT_EQ(unknownMethod("x").rfind("unknown method 'x' (expected one of: dp, dp-linear, ", 0), 0u);
+}
+
+// solve() times the evaluator's re-check, after the method's own phases.
+TEST(Compare, SolveEndsThePhasesWithTheReCheck) {
+  const Workload w = smallWorkload(5);
+  for (const std::string method : {"cpu", "dp", "local-search"}) {
+    const SolveOutcome outcome = solve(w, method, SolveOptions());
+    ASSERT_TRUE(outcome.placement) << method << ": " << outcome.message;
+    ASSERT_FALSE(outcome.phases.empty()) << method;
+    EXPECT_EQ(outcome.phases.back().name, "verify") << method;
+    EXPECT_GE(outcome.phases.back().seconds, 0) << method;
+    EXPECT_EQ(std::count_if(outcome.phases.begin(), outcome.phases.end(),
+                            [](const PhaseTime& phase) { return phase.name == "verify"; }),
+              1)
+        << method;
+  }
 }
 
 TEST(Compare, CsvQuotesFieldsWithCommas) {

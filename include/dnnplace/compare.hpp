@@ -1,6 +1,7 @@
 #pragma once
 /// Running several methods on several workloads side by side (`dnnplace compare`).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,16 +17,22 @@ struct CompareRow {
   int devicesUsed = 0;
 };
 
+/// Whether a method returned a plan (optimal or feasible).
+bool hasPlan(const SolveOutcome& outcome);
+
 /// Methods run by default for an objective: every registered method that
 /// supports it and needs no extra input (e.g. not "expert").
 std::vector<std::string> defaultMethods(Objective objective);
+
+/// The methods of a comma-separated list ("" : defaultMethods), each known,
+/// supporting the objective and needing no plan file; nullopt and *error
+/// (one line) for the first that is not.
+std::optional<std::vector<std::string>> methodsToCompare(const std::string& list, Objective objective,
+                                                         std::string* error);
 
 /// Runs each method on each workload (every plan re-checked by the evaluator).
 std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workloads,
                                        const std::vector<std::string>& methods,
                                        const SolveOptions& options);
-
-/// format: "text" (aligned table), "json" or "csv".
-std::string formatComparison(const std::vector<CompareRow>& rows, const std::string& format);
 
 }  // namespace dnnplace

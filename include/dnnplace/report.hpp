@@ -1,9 +1,11 @@
 #pragma once
 /// Turning outcomes and evaluations into the plan JSON of DESIGN §6 and into
-/// human-readable text.
+/// human-readable text, and writing results where they are asked for.
 
 #include <string>
+#include <vector>
 
+#include "dnnplace/compare.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
@@ -28,5 +30,22 @@ std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome
 std::string evaluationToJson(const Evaluation& evaluation, const EvaluateOptions& options);
 /// The evaluator's verdict as an aligned text table.
 std::string evaluationToText(const Evaluation& evaluation, const EvaluateOptions& options);
+
+/// compare's rows; format: "text" (aligned table), "json" or "csv".
+std::string formatComparison(const std::vector<CompareRow>& rows, const std::string& format);
+
+/// The methods for a help text: one line each, "\n  NAME  SUMMARY".
+std::string methodTable();
+
+/// "phases: load 0.002 s, validate 0.010 s, ..., write 0.001 s\n" (--verbose).
+std::string phasesLine(const std::vector<PhaseTime>& phases);
+
+/// Writes text to the file at `path` ("" or "-": standard output). On
+/// failure sets *error ("PATH: cannot write: reason") and returns false.
+bool writeText(const std::string& path, const std::string& text, std::string* error);
+
+/// A message as one line: control characters (a newline or a terminal
+/// escape in a file name, say) are written as escapes.
+std::string oneLine(const std::string& message);
 
 }  // namespace dnnplace

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dnnplace/evaluator.hpp"
@@ -63,6 +65,16 @@ struct PhaseTime {
   double seconds = 0;
 };
 
+/// Runs step(), appends its time to *phases under `name` and returns what it returned.
+template <class Step>
+auto timePhase(std::vector<PhaseTime>* phases, std::string name, Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = std::forward<Step>(step)();
+  phases->push_back(
+      {std::move(name), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+  return result;
+}
+
 struct SolveOutcome {
   std::string method;
   SolveStatus status = SolveStatus::Error;
@@ -78,6 +90,32 @@ struct SolveOutcome {
 
 using SolverFunction = SolveOutcome (*)(const Workload&, const SolveOptions&);
 
+/// Options that only some methods, or only one objective, read. The CLI
+/// refuses one given where it would be ignored (ignoredOption).
+enum class MethodOption : unsigned {
+  Plan,        ///< --plan: the split "expert" evaluates
+  WriteModel,  ///< --write-model: the exported MILP
+  Contiguity,  ///< --contiguity
+  Gap,         ///< --gap: where the MILP stops
+  Restarts,    ///< --restarts: local-search restarts (milp's warm start runs them too)
+  Q,           ///< --q: latency only, with every method
+  DiffMaxima,  ///< --diffmaxima: throughput only, with every method
+};
+
+/// A set of MethodOption.
+class OptionSet {
+ public:
+  constexpr OptionSet() = default;
+  constexpr OptionSet(std::initializer_list<MethodOption> options) {
+    for (const MethodOption option : options) add(option);
+  }
+  constexpr void add(MethodOption option) { bits_ |= 1u << static_cast<unsigned>(option); }
+  constexpr bool has(MethodOption option) const { return (bits_ >> static_cast<unsigned>(option) & 1u) != 0; }
+
+ private:
+  unsigned bits_ = 0;
+};
+
 struct MethodInfo {
   std::string name;
   bool throughput;  ///< supports the throughput objective
@@ -85,11 +123,28 @@ struct MethodInfo {
   std::string summary;
   SolverFunction run;
   bool contiguousPlans = false;  ///< its plans are contiguous (DESIGN §4): solve() re-checks that too
+  /// Of the options only some methods read (Plan, WriteModel, Contiguity,
+  /// Gap, Restarts), those this one reads. Q and DiffMaxima follow the objective.
+  OptionSet takes = {};
+  bool needsPlan = false;  ///< runs only on a split given with --plan (so compare cannot run it)
+
+  bool supports(Objective objective) const { return objective == Objective::Latency ? latency : throughput; }
 };
 
 /// Every method the library offers, in display order.
 const std::vector<MethodInfo>& methods();
 const MethodInfo* findMethod(const std::string& name);
+
+/// "unknown method 'NAME' (expected one of: dp, dp-linear, ...)".
+std::string unknownMethod(const std::string& name);
+
+/// "method 'NAME' does not support the latency objective".
+std::string unsupportedObjective(const std::string& name, Objective objective);
+
+/// The first option of `given` that would be ignored, as one line saying
+/// where it applies ("--gap applies to --method milp only"); empty if none.
+/// Without a method (compare, evaluate) only the objective's rules apply.
+std::string ignoredOption(const MethodInfo* method, Objective objective, OptionSet given);
 
 /// Runs a method and re-checks its plan with the evaluator (status Error if
 /// the evaluator disagrees with the method about feasibility or objective, if
@@ -104,6 +159,15 @@ std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options);
 
 /// Evaluator options matching what a solve was asked to optimize.
 EvaluateOptions evaluateOptionsFor(const SolveOptions& options);
+
+/// A plan file checked against a workload (`dnnplace evaluate`): ids the
+/// workload lacks and nodes listed twice come first among the violations,
+/// then the evaluator's; feasible if there are none.
+Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan, const EvaluateOptions& options);
+/// evaluatePlan of the plan file at `path` ("-": standard input); nullopt
+/// (and *error) if it cannot be read or is not a plan.
+std::optional<Evaluation> evaluatePlanFile(const Workload& workload, const std::string& path,
+                                           const EvaluateOptions& options, std::string* error);
 
 /// A bound on the optimal max-load valid for every placement (DESIGN §3):
 /// each class must go somewhere, and the total work spreads over k + ℓ devices.

@@ -4,18 +4,14 @@
 #include <cstdio>
 
 #include "io/json_input.hpp"
+#include "report/text.hpp"
 
 namespace dnnplace {
 
 using json_input::Json;
+using report::fixed;
 
 namespace {
-
-std::string fixed(double value, int decimals = 4) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
 
 /// What the objective measures: with --diffmaxima, not the max-load.
 std::string objectiveLabel(const EvaluateOptions& options) {

@@ -29,23 +29,24 @@ const char* statusName(SolveStatus status) {
 }
 
 const std::vector<MethodInfo>& methods() {
+  using enum MethodOption;
   static const std::vector<MethodInfo> table = {
       {"dp", true, true,
        "exact contiguous max-load (DP over ideals); for latency: the latency of that plan", solveDp, true},
       {"dp-linear", true, false, "the DP restricted to one topological order (polynomial)",
        solveDpLinear, true},
       {"milp", true, true, "integer program on CBC (non-contiguous/convex throughput, latency)",
-       solveMilp},
+       solveMilp, false, {WriteModel, Contiguity, Gap, Restarts}},
       {"pipedream", true, false,
        "PipeDream emulation: merge biconnected components, linearize, DP", solvePipedream, true},
       {"scotch", true, false, "Scotch graph partitioning of the color-class graph", solveScotch},
       {"local-search", true, false, "random restarts of best-improvement class moves",
-       solveLocalSearch},
+       solveLocalSearch, false, {Restarts}},
       {"greedy", false, true, "latency greedy: fill accelerators in topological order",
        solveLatencyGreedy},
       {"single", true, true, "everything on one accelerator", solveSingleAccelerator},
       {"cpu", true, true, "everything on one CPU core", solveSingleCpu},
-      {"expert", true, true, "a human-expert split given with --plan", solveExpert},
+      {"expert", true, true, "a human-expert split given with --plan", solveExpert, false, {Plan}, true},
   };
   return table;
 }
@@ -56,6 +57,51 @@ const MethodInfo* findMethod(const std::string& name) {
   return nullptr;
 }
 
+std::string unknownMethod(const std::string& name) {
+  std::string names;
+  for (const auto& method : methods()) names += (names.empty() ? "" : ", ") + method.name;
+  return "unknown method '" + name + "' (expected one of: " + names + ")";
+}
+
+std::string unsupportedObjective(const std::string& name, Objective objective) {
+  return "method '" + name + "' does not support the " +
+         (objective == Objective::Latency ? "latency" : "throughput") + " objective";
+}
+
+namespace {
+
+/// Where each option of MethodOption applies, in the order they are checked.
+/// An option with an objective applies to every method under that objective;
+/// one without applies to the methods whose `takes` has it (their names are
+/// in its message).
+struct OptionRule {
+  MethodOption option;
+  std::optional<Objective> objective;
+  const char* refusal;
+};
+
+constexpr OptionRule kOptionRules[] = {
+    {MethodOption::Plan, std::nullopt, "--plan is read by --method expert only"},
+    {MethodOption::WriteModel, std::nullopt, "--write-model is written by --method milp only"},
+    {MethodOption::Contiguity, std::nullopt, "--contiguity applies to --method milp only"},
+    {MethodOption::Gap, std::nullopt, "--gap applies to --method milp only"},
+    {MethodOption::Restarts, std::nullopt,
+     "--restarts applies to --method local-search and milp (its warm start) only"},
+    {MethodOption::Q, Objective::Latency, "--q applies to --objective latency only"},
+    {MethodOption::DiffMaxima, Objective::Throughput, "--diffmaxima applies to --objective throughput only"},
+};
+
+}  // namespace
+
+std::string ignoredOption(const MethodInfo* method, Objective objective, OptionSet given) {
+  for (const OptionRule& rule : kOptionRules) {
+    if (!given.has(rule.option)) continue;
+    const bool ignored = rule.objective ? *rule.objective != objective : method && !method->takes.has(rule.option);
+    if (ignored) return rule.refusal;
+  }
+  return "";
+}
+
 std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options) {
   using Clock = std::chrono::steady_clock;
   if (!(options.timeLimitSeconds > 0) || !std::isfinite(options.timeLimitSeconds) ||
@@ -63,6 +109,22 @@ std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options) {
     return Clock::time_point::max();
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(options.timeLimitSeconds));
+}
+
+Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan, const EvaluateOptions& options) {
+  std::vector<std::string> problems;
+  const Placement placement = resolvePlan(workload, plan, &problems);
+  Evaluation evaluation = evaluate(workload, placement, options);
+  evaluation.violations.insert(evaluation.violations.begin(), problems.begin(), problems.end());
+  evaluation.feasible = evaluation.violations.empty();
+  return evaluation;
+}
+
+std::optional<Evaluation> evaluatePlanFile(const Workload& workload, const std::string& path,
+                                           const EvaluateOptions& options, std::string* error) {
+  const auto plan = loadPlan(path, error);
+  if (!plan) return std::nullopt;
+  return evaluatePlan(workload, *plan, options);
 }
 
 EvaluateOptions evaluateOptionsFor(const SolveOptions& options) {
@@ -89,14 +151,10 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
     outcome.message = "unknown method '" + name + "'";
     return outcome;
   }
-  const bool supported =
-      options.objective == Objective::Throughput ? method->throughput : method->latency;
-  if (!supported) {
+  if (!method->supports(options.objective)) {
     outcome.method = name;
     outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "method '" + name + "' does not support the " +
-                      (options.objective == Objective::Throughput ? "throughput" : "latency") +
-                      " objective";
+    outcome.message = unsupportedObjective(name, options.objective);
     return outcome;
   }
   // Latency: CPU nodes run on as many cores as they need (DESIGN §5: maxCPUs
@@ -125,7 +183,8 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   const double claimed = outcome.objective;
   EvaluateOptions check = evaluateOptionsFor(options);
   check.requireContiguous = method->contiguousPlans;
-  outcome.evaluation = evaluate(workload, *outcome.placement, check);
+  outcome.evaluation =
+      timePhase(&outcome.phases, "verify", [&] { return evaluate(workload, *outcome.placement, check); });
   if (!outcome.evaluation.feasible) {
     outcome.status = SolveStatus::Error;
     outcome.message = "internal error: the evaluator rejects the plan of '" + name +

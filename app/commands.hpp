@@ -4,97 +4,54 @@
 /// Exit codes: 0 ok, 1 internal error, 2 bad usage or invalid input,
 /// 3 infeasible, 4 a limit stopped the work before any feasible plan.
 
-#include <algorithm>
 #include <atomic>
-#include <csignal>
-#include <cstdio>
-#include <iostream>
-#include <optional>
+#include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include <unistd.h>
-
-#include "dnnplace/compare.hpp"
+#include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "dnnplace/info.hpp"
-#include "dnnplace/report.hpp"
 #include "dnnplace/solver.hpp"
-#include "dnnplace/workload.hpp"
 
 namespace dnnplace::cli {
 
 enum Exit { kOk = 0, kInternal = 1, kInvalid = 2, kInfeasible = 3, kLimit = 4 };
 
-inline std::atomic<bool> g_interrupted{false};
+/// Set by the first Ctrl-C; a run in progress returns its best plan.
+extern std::atomic<bool> g_interrupted;
 
-inline void onInterrupt(int) {
-  g_interrupted = true;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
-}
-
-inline int fail(const std::string& message, int code = kInvalid) {
-  std::cerr << "dnnplace: " << oneLine(message) << "\n";
-  return code;
-}
-
+/// Prints "dnnplace: MESSAGE" (one line) on stderr and returns `code`.
+int fail(const std::string& message, int code = kInvalid);
 /// A result that never reached standard output (a full disk, a closed pipe)
 /// is lost: say so rather than exit 0.
-inline int afterOutput(int code) {
-  std::cout.flush();
-  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    const int failed = fail("standard output: cannot write");
-    return code == kOk ? failed : code;
-  }
-  return code;
-}
-
-inline int exitCodeFor(SolveStatus status) {
-  switch (status) {
-    case SolveStatus::Optimal:
-    case SolveStatus::Feasible: return kOk;
-    case SolveStatus::Infeasible: return kInfeasible;
-    case SolveStatus::NoSolution: return kLimit;
-    case SolveStatus::InvalidInput: return kInvalid;
-    case SolveStatus::Error: return kInternal;
-  }
-  return kInternal;
-}
-
+int afterOutput(int code);
 /// The DP shares its work among threads; other methods run on one.
-inline int defaultThreads() {
-  const unsigned cores = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp(cores, 1u, 256u));
-}
-
-/// Half the machine's memory: where the DP stops (returning its best plan)
-/// rather than drive the machine into swap or the out-of-memory killer. A
-/// graph of 40 independent nodes has 2^40 ideals. 0 if the size is unknown.
-inline std::uint64_t defaultMemoryLimit() {
-  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || pageSize <= 0) return 0;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize) / 2;
-}
+int defaultThreads();
+/// Half the machine's memory (0 if unknown): where the DP stops, returning its best plan.
+std::uint64_t defaultMemoryLimit();
 
 struct SolveArgs {
   std::string workload, method = "dp", out, contiguity = "none", plan;
   bool quiet = false, verbose = false;
   SolveOptions options;
 };
+
 struct EvaluateArgs {
   std::string workload, plan, format = "text";
   EvaluateOptions options;
 };
+
 struct InfoArgs {
   std::string workload;
   std::uint64_t maxIdeals = 10'000'000;
   double timeLimitSeconds = 60;
 };
+
 struct GenerateArgs {
   std::string shape, out;
   GeneratorOptions options;
 };
+
 struct CompareArgs {
   std::vector<std::string> workloads;
   std::string methods, format = "text";
@@ -102,105 +59,10 @@ struct CompareArgs {
   SolveOptions options;
 };
 
-/// Progress on a terminal's stderr, for a run of `options`.
-inline void showProgress(bool quiet, SolveOptions* options) {
-  if (!quiet && isatty(STDERR_FILENO))
-    options->progress = [](const std::string& line) { std::fprintf(stderr, "\r\033[K%s", line.c_str()); };
-  options->interrupt = &g_interrupted;
-  std::signal(SIGINT, onInterrupt);
-}
-
-inline void clearProgress(bool quiet) {
-  if (!quiet && isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
-}
-
-inline int runSolve(SolveArgs& args, OptionSet given) {
-  const MethodInfo* method = findMethod(args.method);
-  if (!method) return fail("solve: " + unknownMethod(args.method));
-  if (const std::string why = ignoredOption(method, args.options.objective, given); !why.empty())
-    return fail("solve: " + why);
-  std::vector<PhaseTime> phases;  // load, validate, the method's, verify, write
-  std::string error;
-  std::optional<Workload> workload;
-  if (auto text = timePhase(&phases, "load", [&] { return readFile(args.workload, &error); }))
-    workload = timePhase(&phases, "validate", [&] { return parseWorkload(*text, inputName(args.workload), &error); });
-  if (!workload) return fail(error);
-
-  args.options.contiguity = args.contiguity == "convex" ? Contiguity::Convex : Contiguity::None;
-  args.options.expertPlanPath = args.plan;
-  showProgress(args.quiet, &args.options);
-  const SolveOutcome outcome = solve(*workload, args.method, args.options);
-  clearProgress(args.quiet);
-  // A plan the re-check rejected is never written, not even with its status.
-  if (outcome.status == SolveStatus::Error) return fail(args.method + ": " + outcome.message, kInternal);
-  if (!outcome.placement) {
-    const std::string why = outcome.message.empty() ? statusName(outcome.status) : outcome.message;
-    return fail(args.method + ": " + why, exitCodeFor(outcome.status));
-  }
-  phases.insert(phases.end(), outcome.phases.begin(), outcome.phases.end());
-  const EvaluateOptions evaluated = evaluateOptionsFor(args.options);
-  if (!timePhase(&phases, "write",
-                 [&] { return writeText(args.out, planToJson(*workload, outcome, evaluated), &error); }))
-    return fail(error);
-  if (!args.quiet) std::cerr << outcomeSummary(*workload, outcome, evaluated);
-  if (args.verbose) std::cerr << phasesLine(phases);
-  return exitCodeFor(outcome.status);
-}
-
-inline int runEvaluate(const EvaluateArgs& args, OptionSet given) {
-  if (const std::string why = ignoredOption(nullptr, args.options.objective, given); !why.empty())
-    return fail("evaluate: " + why);
-  std::string error;
-  const auto workload = loadWorkload(args.workload, &error);
-  if (!workload) return fail(error);
-  const auto evaluation = evaluatePlanFile(*workload, args.plan, args.options, &error);
-  if (!evaluation) return fail(error);
-  std::cout << (args.format == "json" ? evaluationToJson(*evaluation, args.options)
-                                      : evaluationToText(*evaluation, args.options));
-  return evaluation->feasible ? kOk : kInfeasible;
-}
-
-inline int runInfo(const InfoArgs& args) {
-  std::string error;
-  const auto workload = loadWorkload(args.workload, &error);
-  if (!workload) return fail(error);
-  std::cout << statisticsToText(*workload, workloadStatistics(*workload, args.maxIdeals, args.timeLimitSeconds));
-  return kOk;
-}
-
-inline int runGenerate(GenerateArgs& args) {
-  if (!parseGraphShape(args.shape, &args.options.shape))
-    return fail("generate: unknown shape '" + args.shape +
-                "' (expected chain, transformer, cnn or series-parallel)");
-  std::string error;
-  if (!validGeneratorOptions(args.options, &error)) return fail("generate: " + error);
-  if (!writeText(args.out, workloadToJson(generateWorkload(args.options)), &error)) return fail(error);
-  return kOk;
-}
-
-inline int runCompare(CompareArgs& args, OptionSet given) {
-  if (const std::string why = ignoredOption(nullptr, args.options.objective, given); !why.empty())
-    return fail("compare: " + why);
-  std::vector<Workload> workloads;
-  std::string error;
-  for (const auto& path : args.workloads) {
-    auto workload = loadWorkload(path, &error);
-    if (!workload) return fail(error);
-    workloads.push_back(std::move(*workload));
-  }
-  const auto names = methodsToCompare(args.methods, args.options.objective, &error);
-  if (!names) return fail("compare: " + error);
-  std::vector<const Workload*> pointers;
-  for (const auto& w : workloads) pointers.push_back(&w);
-  showProgress(args.quiet, &args.options);
-  const auto rows = compareMethods(pointers, *names, args.options);
-  clearProgress(args.quiet);
-  std::cout << formatComparison(rows, args.format);
-  // Infeasible or limited rows are results; an internal error is a bug.
-  for (const auto& row : rows)
-    if (row.outcome.status == SolveStatus::Error)
-      return fail("compare: " + row.outcome.method + " on " + row.workload + ": " + row.outcome.message, kInternal);
-  return kOk;
-}
+int runSolve(SolveArgs& args, OptionSet given);
+int runEvaluate(const EvaluateArgs& args, OptionSet given);
+int runInfo(const InfoArgs& args);
+int runGenerate(GenerateArgs& args);
+int runCompare(CompareArgs& args, OptionSet given);
 
 }  // namespace dnnplace::cli

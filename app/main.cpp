@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "dnnplace/report.hpp"
 #include "validators.hpp"
 
 namespace {

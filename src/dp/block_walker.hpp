@@ -15,9 +15,9 @@
 namespace dnnplace::dp {
 
 /// Starts loading the cache lines of `bytes` (> 0) bytes from `data`.
-// GCC 12 deleted the loop (no prefetch left, the walk 40% slower) when it
-// was written as a template with an early return, or as a loop over
-// offsets: after a change here, check `objdump -d dnnplace | grep prefetcht0`.
+// Written this way because GCC deleted the loop (no prefetch left) when it
+// was a template with an early return, or a loop over offsets: after a
+// change here, check `objdump -d dnnplace | grep prefetcht0`.
 [[gnu::always_inline]] inline void prefetchLines(const void* data, std::size_t bytes) {
   const auto first = reinterpret_cast<std::uintptr_t>(data) & ~std::uintptr_t{63};
   const auto last = reinterpret_cast<std::uintptr_t>(data) + bytes - 1;
@@ -165,8 +165,8 @@ class alignas(64) BlockWalker {
     }
     counted_.clear();
     // leave and rejoin are remove and add without `committed`, which only
-    // walk reads (reusing those two cost 2.5% more instructions on BERT-3
-    // training), and with each hyperedge counted when first met.
+    // walk reads (reusing those two costs measurably more instructions),
+    // and with each hyperedge counted when first met.
     auto leave = [&](int v) {  // v leaves D for J
       moveSums(v, -1);
       for (int i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {

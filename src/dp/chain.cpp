@@ -7,14 +7,9 @@
 
 #include "dp/lattice_dp.hpp"
 #include "dp/messages.hpp"
+#include "dp/phases.hpp"
 
 namespace dnnplace::dp {
-
-namespace {
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-}  // namespace
 
 double chainObjective(const Workload& workload, const ContractedGraph& graph,
                       const std::vector<Block>& blocks) {
@@ -111,8 +106,8 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   // In that run a state may stop once its best is at most 0.99 times the
   // known plan's max-load K (good enough): a chain above 0.99·K is then the
   // optimum, and a chain at most 0.99·K becomes the known plan for one more
-  // run. (On the shared workloads the first run decides; on the 10^6-ideal
-  // graph it walks a third of the blocks of an exact run.)
+  // run. (Usually the first run decides, and it walks far fewer blocks
+  // than an exact run.)
   constexpr double kGoodEnoughGap = 0.01;
   const bool probing = !std::isfinite(upperBound);
   const double ceiling = probing ? bounds.upper * 2 + 1 : upperBound;
@@ -130,7 +125,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     // Below a known plan only better chains are tracked: the cut is its
     // max-load itself, so a run finding none proves that plan optimal (up to
     // the rounding of the sums) and walks far fewer blocks than one that must
-    // rebuild it (on ResNet-50's operator graph 2,653 against 4,715).
+    // rebuild it.
     const double cut = probing ? aboveRounding(target) : target;
     const double goodEnough = probing ? 0 : known * (1 - kGoodEnoughGap);
     const auto dpStart = Clock::now();

@@ -17,8 +17,8 @@ LatticeDp::LatticeDp(const ContractedGraph& graph, const IdealLattice& lattice, 
       cut_(cut),
       goodEnough_(goodEnough),
       stride_(kWorkFields + states.count()),
-      // Left unwritten here: computeWork fills it under the deadline (on
-      // the 10^6-ideal graph, 134 MB of fresh pages take about 0.4 s).
+      // Left unwritten here: computeWork fills it under the deadline (fresh
+      // pages are slow to come by on a large lattice).
       table_(new double[static_cast<std::size_t>(lattice.numIdeals()) * stride_]),
       fetchAhead_(alwaysFetchAhead ||
                   lattice.bytes() + static_cast<std::uint64_t>(lattice.numIdeals()) * bytesPerIdeal(states) >
@@ -200,8 +200,8 @@ void LatticeDp::walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walke
   if (sizeNeverBinds_ && !admitsAFirstElement(ideal, admits)) {
     // Only J = ∅ is met, so D = I, whose sums the table holds (with no
     // CPU core, for every ideal). Even beside walkUpFrom, which starts from
-    // those sums too, skipping the walk saves 2-4% of the DP's instructions
-    // on BERT-3's operator graphs. The empty ideal's values are 0.
+    // those sums too, skipping the walk saves instructions on operator
+    // graphs. The empty ideal's values are 0.
     if (stats) ++stats->blocksVisited;
     bool improved = false;
     auto offer = [&](int s, double load) {

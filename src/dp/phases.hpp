@@ -20,15 +20,11 @@ class PhaseTimes {
  public:
   /// Runs f() and adds the time it took to phase `name`; returns f's result.
   template <typename F>
-  decltype(auto) time(const char* name, F&& f) {
+  auto time(const char* name, F&& f) {
     const auto start = Clock::now();
-    struct Add {  // also when f throws or returns early
-      PhaseTimes* times;
-      const char* name;
-      Clock::time_point start;
-      ~Add() { times->add(name, secondsSince(start)); }
-    } add{this, name, start};
-    return std::forward<F>(f)();
+    auto result = std::forward<F>(f)();
+    add(name, secondsSince(start));
+    return result;
   }
   void add(const std::string& name, double seconds) {
     for (PhaseTime& phase : phases_)

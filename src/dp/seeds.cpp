@@ -50,6 +50,14 @@ class IntervalSums {
   int start_ = 0;
 };
 
+/// A chain found along `linear`'s order, with its exact max-load.
+LinearSeed priced(const Workload& workload, const ContractedGraph& linear, std::vector<Block> blocks) {
+  LinearSeed seed;
+  seed.objective = chainObjective(workload, linear, blocks);
+  seed.blocks = std::move(blocks);
+  return seed;
+}
+
 }  // namespace
 
 LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
@@ -138,10 +146,7 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
     if (!block.superNodes.empty()) blocks.push_back(std::move(block));
     cell = previous;
   }
-  LinearSeed seed;
-  seed.objective = chainObjective(workload, linear, blocks);
-  seed.blocks = std::move(blocks);
-  return seed;
+  return priced(workload, linear, std::move(blocks));
 }
 
 LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
@@ -235,10 +240,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     state -= code >= 0 ? columns : 1;
     end = start;
   }
-  LinearSeed seed;
-  seed.objective = chainObjective(workload, linear, blocks);
-  seed.blocks = std::move(blocks);
-  return seed;
+  return priced(workload, linear, std::move(blocks));
 }
 
 LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best,

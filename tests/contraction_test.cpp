@@ -13,6 +13,8 @@
 #include "preprocess/contraction.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "dnnplace/workload.hpp"
+#include "dnnplace/generator.hpp"
+#include "test_support.hpp"
 
 namespace dnnplace {
 namespace {
@@ -184,6 +186,53 @@ TEST(Contraction, TheThreeOrdersAreTopologicalAndBreakTiesAsDocumented) {
   EXPECT_EQ(orderOf(ContractionOptions::Order::SmallestFirst), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(orderOf(ContractionOptions::Order::DepthFirst), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(orderOf(ContractionOptions::Order::BreadthFirst), (std::vector<std::int64_t>{0, 1, 4, 2, 5, 3, 6, 7}));
+}
+
+void expectSameGraph(const ContractedGraph& a, const ContractedGraph& b, const std::string& what) {
+  EXPECT_EQ(a.numSuperNodes, b.numSuperNodes) << what;
+  EXPECT_EQ(a.superOf, b.superOf) << what;
+  EXPECT_EQ(a.memberStart, b.memberStart) << what;
+  EXPECT_EQ(a.members, b.members) << what;
+  EXPECT_EQ(a.fpgaLatency, b.fpgaLatency) << what;
+  EXPECT_EQ(a.cpuLatency, b.cpuLatency) << what;
+  EXPECT_EQ(a.size, b.size) << what;
+  EXPECT_EQ(a.supportedOnFpga, b.supportedOnFpga) << what;
+  EXPECT_EQ(a.succStart, b.succStart) << what;
+  EXPECT_EQ(a.succ, b.succ) << what;
+  EXPECT_EQ(a.predStart, b.predStart) << what;
+  EXPECT_EQ(a.pred, b.pred) << what;
+  EXPECT_EQ(a.hyperStart, b.hyperStart) << what;
+  EXPECT_EQ(a.hyperNodes, b.hyperNodes) << what;
+  EXPECT_EQ(a.hyperWeight, b.hyperWeight) << what;
+  EXPECT_EQ(a.incidenceStart, b.incidenceStart) << what;
+  EXPECT_EQ(a.incidence, b.incidence) << what;
+  EXPECT_EQ(a.artificialTwins, b.artificialTwins) << what;
+  EXPECT_EQ(a.classesFusedByCycles, b.classesFusedByCycles) << what;
+  EXPECT_EQ(a.zeroWorkLeavesMerged, b.zeroWorkLeavesMerged) << what;
+  EXPECT_EQ(a.zeroWorkLeafBytes, b.zeroWorkLeafBytes) << what;
+}
+
+TEST(Contraction, RenumberingEqualsContractingInThatOrder) {
+  std::vector<Workload> workloads = testing::generatedShapes(GeneratorOptions{});
+  std::string why;
+  if (const auto shared = testing::sharedDir(&why))
+    for (const char* name : {"inceptionv3_training.json", "gnmt_training.json", "resnet50_inference.json"}) {
+      std::string error;
+      auto w = loadWorkload((*shared / "workloads/throughput/LayerGraphs" / name).string(), &error);
+      ASSERT_TRUE(w.has_value()) << error;
+      workloads.push_back(std::move(*w));
+    }
+  ASSERT_FALSE(workloads.empty());
+  for (const Workload& w : workloads) {
+    const ContractedGraph smallestFirst = contractWorkload(w, ContractionOptions{});
+    for (auto order : {ContractionOptions::Order::SmallestFirst, ContractionOptions::Order::DepthFirst,
+                       ContractionOptions::Order::BreadthFirst}) {
+      ContractionOptions options;
+      options.order = order;
+      expectSameGraph(renumberContracted(smallestFirst, order), contractWorkload(w, options),
+                      w.name + " order " + std::to_string(static_cast<int>(order)));
+    }
+  }
 }
 
 TEST(Contraction, BiconnectedMergeForPipedream) {

@@ -422,5 +422,32 @@ TEST(DpBehaviour, EmptyWorkloadIsTriviallyOptimal) {
   EXPECT_EQ(outcome.objective, 0);
 }
 
+
+TEST(DpBehaviour, EachMethodListsItsPhasesInOrder) {
+  auto namesOf = [](const SolveOutcome& outcome) {
+    std::vector<std::string> names;
+    for (const PhaseTime& phase : outcome.phases) {
+      EXPECT_GE(phase.seconds, 0) << phase.name;
+      names.push_back(phase.name);
+    }
+    return names;
+  };
+  const Workload w = seriesParallel(2, 3, true);
+  const SolveOutcome dp = solveDp(w, SolveOptions{});
+  ASSERT_EQ(dp.status, SolveStatus::Optimal) << dp.message;
+  EXPECT_EQ(namesOf(dp), (std::vector<std::string>{"contract", "seed", "enumerate", "dp", "backtrack"}));
+  SolveOptions latency;
+  latency.objective = Objective::Latency;
+  latency.q = 2;
+  const SolveOutcome dpLatency = solveDp(w, latency);
+  ASSERT_EQ(dpLatency.status, SolveStatus::Feasible) << dpLatency.message;
+  EXPECT_EQ(namesOf(dpLatency), (std::vector<std::string>{"contract", "seed", "enumerate", "dp", "backtrack", "latency"}));
+  for (auto method : {solveDpLinear, solvePipedream}) {
+    const SolveOutcome linear = method(w, SolveOptions{});
+    ASSERT_EQ(linear.status, SolveStatus::Feasible) << linear.message;
+    EXPECT_EQ(namesOf(linear), (std::vector<std::string>{"contract", "enumerate", "dp", "backtrack"}));
+  }
+}
+
 }  // namespace
 }  // namespace dnnplace

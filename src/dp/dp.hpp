@@ -24,7 +24,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options);
 /// Feasible (optimal for that order only), lowerBound 0.
 SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options);
 
-/// Method "pipedream" (issue 5): steps 1–3, then for every biconnected
+/// Method "pipedream": steps 1–3, then for every biconnected
 /// component of the undirected forward super-node graph the sources of its
 /// edges join one class (cycles this creates are fused), step 4, then
 /// dp-linear's order and DP. Feasible, contiguous, never below "dp".

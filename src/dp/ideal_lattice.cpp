@@ -168,9 +168,9 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     return true;
   };
 
-  // Growing an array copies it whole into fresh memory, which this class of
-  // virtual machine backs page by page (about 12 µs per 4 KB): doubling a
-  // 512 MB array took 1.8 s, with no deadline check inside the copy. So
+  // Growing an array copies it whole into fresh memory, which a virtual
+  // machine may back page by page, slowly: doubling a large array can take
+  // seconds, with no deadline check inside the copy. So
   // with a deadline, a growth that would end past it, at the rate the last
   // copy of at least 1 MB ran, stops the build before it starts.
   const bool timed = limits.deadline != std::chrono::steady_clock::time_point::max();

@@ -195,6 +195,94 @@ int mergeBiconnectedSources(ClassUnion& groups, int numClasses,
   return absorbed;
 }
 
+/// A topological numbering of the vertices v with isVertex[v] of a DAG
+/// (successors of v: targets[start[v] .. start[v + 1])), ties broken as
+/// `order` says by firstNode[v], the smallest original node of v (distinct
+/// per vertex). -1 for the others; *numbered: how many were numbered.
+std::vector<int> numberTopologically(std::span<const int> start, std::span<const int> targets,
+                                     const std::vector<int>& firstNode, const std::vector<char>& isVertex,
+                                     ContractionOptions::Order order, int* numbered) {
+  const int numVertices = static_cast<int>(isVertex.size());
+  auto out = [&](int v) { return targets.subspan(start[v], start[v + 1] - start[v]); };
+  std::vector<int> inDegree(numVertices, 0);
+  for (int g = 0; g < numVertices; ++g)
+    for (int w : out(g)) ++inDegree[w];
+  using Ready = std::pair<int, int>;  // (first original node, vertex)
+  std::vector<int> numberOf(numVertices, -1);
+  *numbered = 0;
+  if (order != ContractionOptions::Order::DepthFirst) {
+    // Key: (depth, first original node, vertex); depth stays 0 unless breadth-first.
+    const bool breadth = order == ContractionOptions::Order::BreadthFirst;
+    std::vector<int> depth(numVertices, 0);
+    using Key = std::tuple<int, int, int>;
+    std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+    for (int g = 0; g < numVertices; ++g)
+      if (isVertex[g] && inDegree[g] == 0) ready.push({0, firstNode[g], g});
+    while (!ready.empty()) {
+      const int g = std::get<2>(ready.top());
+      ready.pop();
+      numberOf[g] = (*numbered)++;
+      for (int w : out(g)) {
+        if (breadth) depth[w] = std::max(depth[w], depth[g] + 1);
+        if (--inDegree[w] == 0) ready.push({depth[w], firstNode[w], w});
+      }
+    }
+  } else {
+    // Depth-first: a stack; successors readied together go smallest on top.
+    std::vector<Ready> stack, readied;
+    for (int g = numVertices - 1; g >= 0; --g)
+      if (isVertex[g] && inDegree[g] == 0) stack.push_back({firstNode[g], g});
+    std::sort(stack.begin(), stack.end(), std::greater<>());
+    while (!stack.empty()) {
+      const int g = stack.back().second;
+      stack.pop_back();
+      numberOf[g] = (*numbered)++;
+      readied.clear();
+      for (int w : out(g))
+        if (--inDegree[w] == 0) readied.push_back({firstNode[w], w});
+      std::sort(readied.begin(), readied.end(), std::greater<>());
+      stack.insert(stack.end(), readied.begin(), readied.end());
+    }
+  }
+  return numberOf;
+}
+
+/// The forward DAG's CSR arrays from sorted, distinct (source, target) pairs.
+void setEdges(ContractedGraph& graph, const std::vector<std::pair<int, int>>& superEdges) {
+  const int n = graph.numSuperNodes;
+  graph.succStart.assign(n + 1, 0);
+  graph.predStart.assign(n + 1, 0);
+  for (auto [a, b] : superEdges) {
+    ++graph.succStart[a + 1];
+    ++graph.predStart[b + 1];
+  }
+  for (int s = 0; s < n; ++s) {
+    graph.succStart[s + 1] += graph.succStart[s];
+    graph.predStart[s + 1] += graph.predStart[s];
+  }
+  graph.succ.resize(superEdges.size());
+  graph.pred.resize(superEdges.size());
+  std::vector<std::int32_t> fillSucc(graph.succStart.begin(), graph.succStart.end() - 1);
+  std::vector<std::int32_t> fillPred(graph.predStart.begin(), graph.predStart.end() - 1);
+  for (auto [a, b] : superEdges) {
+    graph.succ[fillSucc[a]++] = b;
+    graph.pred[fillPred[b]++] = a;
+  }
+}
+
+/// The hyperedges per super-node (in hyperedge order) from hyperStart and hyperNodes.
+void setIncidence(ContractedGraph& graph) {
+  const int n = graph.numSuperNodes;
+  graph.incidenceStart.assign(n + 1, 0);
+  for (int s : graph.hyperNodes) ++graph.incidenceStart[s + 1];
+  for (int s = 0; s < n; ++s) graph.incidenceStart[s + 1] += graph.incidenceStart[s];
+  graph.incidence.assign(graph.hyperNodes.size(), 0);
+  std::vector<std::int32_t> fill(graph.incidenceStart.begin(), graph.incidenceStart.end() - 1);
+  for (std::size_t h = 0; h + 1 < graph.hyperStart.size(); ++h)
+    for (int i = graph.hyperStart[h]; i < graph.hyperStart[h + 1]; ++i)
+      graph.incidence[fill[graph.hyperNodes[i]]++] = static_cast<std::int32_t>(h);
+}
+
 }  // namespace
 
 ContractedGraph contractWorkload(const Workload& workload, const ContractionOptions& options) {
@@ -288,46 +376,10 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   std::vector<int> firstNode(numClasses, numNodes);
   for (NodeIndex v = numNodes - 1; v >= 0; --v) firstNode[groups.find(workload.classOf[v])] = v;
   const Adjacency out = groupSuccessors(groups, numClasses, classEdges);
-  std::vector<int> inDegree(numClasses, 0);
-  for (int g = 0; g < numClasses; ++g)
-    for (int w : out[g]) ++inDegree[w];
-  using Ready = std::pair<int, int>;  // (first original node, group)
-  std::vector<int> numberOf(numClasses, -1);
+  std::vector<char> isGroup(numClasses, 0);
+  for (int g = 0; g < numClasses; ++g) isGroup[g] = groups.find(g) == g;
   int numbered = 0;
-  if (options.order != ContractionOptions::Order::DepthFirst) {
-    // Key: (depth, first original node, group); depth stays 0 unless breadth-first.
-    const bool breadth = options.order == ContractionOptions::Order::BreadthFirst;
-    std::vector<int> depth(numClasses, 0);
-    using Key = std::tuple<int, int, int>;
-    std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-    for (int g = 0; g < numClasses; ++g)
-      if (groups.find(g) == g && inDegree[g] == 0) ready.push({0, firstNode[g], g});
-    while (!ready.empty()) {
-      const int g = std::get<2>(ready.top());
-      ready.pop();
-      numberOf[g] = numbered++;
-      for (int w : out[g]) {
-        if (breadth) depth[w] = std::max(depth[w], depth[g] + 1);
-        if (--inDegree[w] == 0) ready.push({depth[w], firstNode[w], w});
-      }
-    }
-  } else {
-    // Depth-first: a stack; successors readied together go smallest on top.
-    std::vector<Ready> stack, readied;
-    for (int g = numClasses - 1; g >= 0; --g)
-      if (groups.find(g) == g && inDegree[g] == 0) stack.push_back({firstNode[g], g});
-    std::sort(stack.begin(), stack.end(), std::greater<>());
-    while (!stack.empty()) {
-      const int g = stack.back().second;
-      stack.pop_back();
-      numberOf[g] = numbered++;
-      readied.clear();
-      for (int w : out[g])
-        if (--inDegree[w] == 0) readied.push_back({firstNode[w], w});
-      std::sort(readied.begin(), readied.end(), std::greater<>());
-      stack.insert(stack.end(), readied.begin(), readied.end());
-    }
-  }
+  const std::vector<int> numberOf = numberTopologically(out.start, out.targets, firstNode, isGroup, options.order, &numbered);
   const int n = numbered;
   graph.numSuperNodes = n;
 
@@ -361,26 +413,7 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     for (int s = 0; s + 1 < n; ++s) superEdges.push_back({s, s + 1});
   std::sort(superEdges.begin(), superEdges.end());
   superEdges.erase(std::unique(superEdges.begin(), superEdges.end()), superEdges.end());
-  graph.succStart.assign(n + 1, 0);
-  graph.predStart.assign(n + 1, 0);
-  for (auto [a, b] : superEdges) {
-    ++graph.succStart[a + 1];
-    ++graph.predStart[b + 1];
-  }
-  for (int s = 0; s < n; ++s) {
-    graph.succStart[s + 1] += graph.succStart[s];
-    graph.predStart[s + 1] += graph.predStart[s];
-  }
-  graph.succ.resize(superEdges.size());
-  graph.pred.resize(superEdges.size());
-  {
-    std::vector<std::int32_t> fillSucc(graph.succStart.begin(), graph.succStart.end() - 1);
-    std::vector<std::int32_t> fillPred(graph.predStart.begin(), graph.predStart.end() - 1);
-    for (auto [a, b] : superEdges) {
-      graph.succ[fillSucc[a]++] = b;
-      graph.pred[fillPred[b]++] = a;
-    }
-  }
+  setEdges(graph, superEdges);
 
   // Communication hypergraph on the original edges: one hyperedge per
   // distinct set of super-nodes an output reaches (at least two), numbered
@@ -436,21 +469,58 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     graph.hyperWeight[hyperOf[t]] += workload.outCost[touches[t].node];
   }
   graph.hyperStart.assign(1, 0);
-  graph.incidenceStart.assign(n + 1, 0);
   for (std::size_t t : representative) {
     const auto set = setOf(t);
     graph.hyperNodes.insert(graph.hyperNodes.end(), set.begin(), set.end());
     graph.hyperStart.push_back(static_cast<std::int32_t>(graph.hyperNodes.size()));
-    for (int s : set) ++graph.incidenceStart[s + 1];
   }
-  for (int s = 0; s < n; ++s) graph.incidenceStart[s + 1] += graph.incidenceStart[s];
-  graph.incidence.resize(graph.hyperNodes.size());
-  {
-    std::vector<std::int32_t> fill(graph.incidenceStart.begin(), graph.incidenceStart.end() - 1);
-    for (std::size_t h = 0; h < representative.size(); ++h)
-      for (int s : setOf(representative[h])) graph.incidence[fill[s]++] = static_cast<std::int32_t>(h);
-  }
+  setIncidence(graph);
   return graph;
+}
+
+ContractedGraph renumberContracted(const ContractedGraph& graph, ContractionOptions::Order order) {
+  const int n = graph.numSuperNodes;
+  std::vector<int> firstNode(n);
+  for (int s = 0; s < n; ++s) firstNode[s] = graph.members[graph.memberStart[s]];
+  int numbered = 0;
+  const std::vector<int> numberOf =
+      numberTopologically(graph.succStart, graph.succ, firstNode, std::vector<char>(n, 1), order, &numbered);
+  std::vector<int> oldOf(n);
+  for (int s = 0; s < n; ++s) oldOf[numberOf[s]] = s;
+
+  // A copy (the counters of what preprocessing did, the hyperedges' order
+  // and weights stay), its per-super-node arrays then rebuilt in the new order.
+  ContractedGraph renumbered = graph;
+  for (std::int32_t& s : renumbered.superOf) s = numberOf[s];
+  renumbered.memberStart.assign(1, 0);
+  renumbered.members.clear();
+  renumbered.fpgaLatency.clear();
+  renumbered.cpuLatency.clear();
+  renumbered.size.clear();
+  renumbered.supportedOnFpga.clear();
+  for (int t = 0; t < n; ++t) {
+    const int s = oldOf[t];
+    renumbered.members.insert(renumbered.members.end(), graph.members.begin() + graph.memberStart[s],
+                              graph.members.begin() + graph.memberStart[s + 1]);
+    renumbered.memberStart.push_back(static_cast<std::int32_t>(renumbered.members.size()));
+    renumbered.fpgaLatency.push_back(graph.fpgaLatency[s]);
+    renumbered.cpuLatency.push_back(graph.cpuLatency[s]);
+    renumbered.size.push_back(graph.size[s]);
+    renumbered.supportedOnFpga.push_back(graph.supportedOnFpga[s]);
+  }
+  std::vector<std::pair<int, int>> superEdges;
+  superEdges.reserve(graph.succ.size());
+  for (int s = 0; s < n; ++s)
+    for (int i = graph.succStart[s]; i < graph.succStart[s + 1]; ++i)
+      superEdges.push_back({numberOf[s], numberOf[graph.succ[i]]});
+  std::sort(superEdges.begin(), superEdges.end());
+  setEdges(renumbered, superEdges);
+  // The same hyperedges in the same order, each set renamed and sorted again.
+  for (std::int32_t& s : renumbered.hyperNodes) s = numberOf[s];
+  for (std::size_t h = 0; h + 1 < graph.hyperStart.size(); ++h)
+    std::sort(renumbered.hyperNodes.begin() + graph.hyperStart[h], renumbered.hyperNodes.begin() + graph.hyperStart[h + 1]);
+  setIncidence(renumbered);
+  return renumbered;
 }
 
 BlockTotals blockTotals(const Workload& workload, const ContractedGraph& graph,

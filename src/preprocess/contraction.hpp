@@ -14,7 +14,7 @@
 namespace dnnplace {
 
 struct ContractionOptions {
-  /// PipeDream emulation (issue 5): after steps 1–3, for every biconnected
+  /// PipeDream emulation: after steps 1–3, for every biconnected
   /// component of the undirected forward super-node graph, the sources of its
   /// edges join one class; cycles this creates are fused again.
   bool mergeBiconnected = false;
@@ -63,6 +63,11 @@ struct ContractedGraph {
 };
 
 ContractedGraph contractWorkload(const Workload& workload, const ContractionOptions& options);
+
+/// The same contracted graph numbered in another order: equal, field by
+/// field, to contractWorkload with that order (and no linearize, whose
+/// edges follow the numbering), without contracting again.
+ContractedGraph renumberContracted(const ContractedGraph& graph, ContractionOptions::Order order);
 
 /// Totals of a block (a set of super-nodes) computed from scratch on the
 /// ORIGINAL graph, independent of the hypergraph; used to check the DP's

@@ -1,0 +1,192 @@
+#include "dp/chain.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "dp/lattice_dp.hpp"
+#include "dp/messages.hpp"
+#include "dp/phases.hpp"
+
+namespace dnnplace::dp {
+
+double chainObjective(const Workload& workload, const ContractedGraph& graph,
+                      const std::vector<Block>& blocks) {
+  double worst = 0;
+  for (const auto& block : blocks) {
+    const BlockTotals totals = blockTotals(workload, graph, block.superNodes);
+    worst = std::max(worst, block.accelerator ? totals.acceleratorLoad() : totals.cpuLatency);
+  }
+  return worst;
+}
+
+Placement placementOf(const Workload& workload, const ContractedGraph& graph,
+                      const std::vector<Block>& blocks) {
+  Placement placement;
+  placement.numAccelerators = workload.machine.maxFpgas;
+  placement.numCpus = workload.machine.maxCpus;
+  std::vector<int> deviceOfSuper(graph.numSuperNodes, Placement::kUnplaced);
+  int accelerators = 0, cpus = 0;
+  // Backtracking yields the blocks from the last to the first: number devices
+  // in pipeline order.
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    const int device = it->accelerator ? accelerators++
+                                       : Placement::cpuDevice(placement.numAccelerators, cpus++);
+    for (int s : it->superNodes) deviceOfSuper[s] = device;
+  }
+  placement.deviceOf.resize(workload.numNodes());
+  for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+    placement.deviceOf[v] = deviceOfSuper[graph.superOf[v]];
+  return placement;
+}
+
+bool isLimit(ChainResult::Kind kind) {
+  return kind == ChainResult::Kind::IdealLimit || kind == ChainResult::Kind::MemoryLimit ||
+         kind == ChainResult::Kind::TimeLimit || kind == ChainResult::Kind::Interrupted;
+}
+
+ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
+                       const SolveOptions& options, Clock::time_point deadline, double upperBound,
+                       double lowerBound, const IdealLattice* built) {
+  ChainResult result;
+  const Machine& machine = workload.machine;
+  DeviceStates states;
+  // More devices than super-nodes can never help.
+  states.accelerators = std::min(machine.maxFpgas, graph.numSuperNodes);
+  states.cpus = std::min(machine.maxCpus, graph.numSuperNodes);
+
+  // Known before any work, so a run stopped early still reports it.
+  const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
+  result.provenLowerBound = std::max(bounds.lower, lowerBound);
+
+  // The caller's complete lattice of this graph, if it has one (built with
+  // no limits of the user's to apply), or one built here under them.
+  IdealLattice own;
+  auto status = IdealLattice::Status::Complete;
+  const auto enumerateStart = Clock::now();
+  if (!built) {
+    IdealLattice::Limits limits;
+    limits.maxIdeals = options.maxIdeals;
+    limits.memoryLimitBytes = options.memoryLimitBytes;
+    limits.extraBytesPerIdeal = LatticeDp::bytesPerIdeal(states);
+    limits.deadline = deadline;
+    limits.interrupt = options.interrupt;
+    if (options.progress)
+      limits.progress = [&](std::uint64_t ideals) {
+        options.progress("dp: enumerating ideals: " + std::to_string(ideals) + " so far");
+      };
+    status = own.build(graph, limits);
+  }
+  result.enumerateSeconds = secondsSince(enumerateStart);
+  const IdealLattice& lattice = built ? *built : own;
+  result.ideals = static_cast<std::uint64_t>(std::max(0, lattice.numIdeals()));
+  result.latticeBytes = lattice.bytes();
+  result.tableBytes = result.ideals * LatticeDp::bytesPerIdeal(states);
+  result.bytes = result.latticeBytes + result.tableBytes;
+  switch (status) {
+    case IdealLattice::Status::Complete: break;
+    case IdealLattice::Status::IdealLimit: result.kind = ChainResult::Kind::IdealLimit; return result;
+    case IdealLattice::Status::MemoryLimit: result.kind = ChainResult::Kind::MemoryLimit; return result;
+    case IdealLattice::Status::TimeLimit: result.kind = ChainResult::Kind::TimeLimit; return result;
+    case IdealLattice::Status::Interrupted: result.kind = ChainResult::Kind::Interrupted; return result;
+  }
+  if (options.memoryLimitBytes && result.bytes > options.memoryLimitBytes) {
+    result.kind = ChainResult::Kind::MemoryLimit;
+    return result;
+  }
+
+  // With no known plan, probing from below: a DP run with cut c only tracks
+  // chains below c, and the number of blocks it walks grows steeply with c.
+  // So runs at c = L·(1 + δ) with δ = 5%, 10%, 20%, … over the last bound L
+  // are tried: the first that finds a chain has found the optimum, each one
+  // that does not proves a higher lower bound, and past every possible
+  // max-load the run decides. With a known plan, one run below it: near an
+  // optimum, a failed probe costs about as much as the decisive run.
+  // In that run a state may stop once its best is at most 0.99 times the
+  // known plan's max-load K (good enough): a chain above 0.99·K is then the
+  // optimum, and a chain at most 0.99·K becomes the known plan for one more
+  // run. (Usually the first run decides, and it walks far fewer blocks
+  // than an exact run.)
+  constexpr double kGoodEnoughGap = 0.01;
+  const bool probing = !std::isfinite(upperBound);
+  const double ceiling = probing ? bounds.upper * 2 + 1 : upperBound;
+  double proven = std::max(bounds.lower, lowerBound);
+  double step = 0.05;
+  double known = ceiling;  ///< not probing: the max-load of a chain of this lattice
+  for (;;) {
+    double target = known;
+    bool probe = false;
+    if (probing && proven > 0 && proven * (1 + step) < ceiling) {
+      target = proven * (1 + step);
+      probe = true;
+      step *= 2;
+    }
+    // Below a known plan only better chains are tracked: the cut is its
+    // max-load itself, so a run finding none proves that plan optimal (up to
+    // the rounding of the sums) and walks far fewer blocks than one that must
+    // rebuild it.
+    const double cut = probing ? aboveRounding(target) : target;
+    const double goodEnough = probing ? 0 : known * (1 - kGoodEnoughGap);
+    const auto dpStart = Clock::now();
+    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut, goodEnough, options.dpAlwaysFetchAhead);
+    DpLimits dpLimits;
+    dpLimits.deadline = deadline;
+    dpLimits.interrupt = options.interrupt;
+    dpLimits.threadStart = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(std::max(0.0, options.threadStartSeconds)));
+    if (options.progress) {
+      dpLimits.progress = [&](const std::string& line) {
+        options.progress(line + (probe ? " (probing below " + formatNumber(target) + ")" : "") +
+                         (probing ? "" : ", best so far " + formatNumber(known)));
+      };
+    }
+    ++result.rounds;
+    const DpRun run = dp.run(dpLimits, options.threads, &result.stats);
+    result.dpSeconds += secondsSince(dpStart);
+    result.provenLowerBound = proven;
+    if (run == DpRun::TimeLimit) {
+      result.kind = ChainResult::Kind::TimeLimit;
+      return result;
+    }
+    if (run == DpRun::Interrupted) {
+      result.kind = ChainResult::Kind::Interrupted;
+      return result;
+    }
+    const int finalState = states.count() - 1;
+    const double optimum = dp.value(lattice.fullIdeal(), finalState);
+    if (!(optimum < cut)) {
+      if (probe) {
+        proven = target;  // no chain below target
+        continue;
+      }
+      // Nothing below the known plan: it is optimal (the seed's, or after a
+      // good-enough run, that run's chain).
+      result.kind = result.blocks.empty() ? ChainResult::Kind::NoChain : ChainResult::Kind::Found;
+      result.provenLowerBound = result.blocks.empty() ? (probing ? kInfinity : upperBound) : result.objective;
+      return result;
+    }
+    const auto backtrackStart = Clock::now();
+    result.blocks.clear();
+    const bool recovered = dp.backtrack(lattice.fullIdeal(), finalState, optimum, &result.blocks);
+    if (recovered) result.objective = chainObjective(workload, graph, result.blocks);
+    result.backtrackSeconds += secondsSince(backtrackStart);
+    if (!recovered) {
+      result.kind = ChainResult::Kind::InternalError;
+      return result;
+    }
+    if (optimum <= goodEnough && goodEnough > 0) {
+      // A better plan, not shown optimal: the incumbent (returned if a
+      // limit stops the next run), and the next run looks below it. (Each
+      // such plan is 1% below the last; with K = 0 nothing is below.)
+      known = optimum;
+      if (options.progress) options.progress("dp: found a plan of max-load " + formatNumber(known) + ", looking below it");
+      continue;
+    }
+    result.kind = ChainResult::Kind::Found;
+    result.provenLowerBound = result.objective;
+    return result;
+  }
+}
+
+}  // namespace dnnplace::dp

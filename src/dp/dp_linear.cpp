@@ -1,0 +1,79 @@
+// Method "dp-linear": the DP over the prefixes of one topological order.
+
+#include "dp/dp_linear.hpp"
+
+#include <utility>
+
+#include "dp/chain.hpp"
+#include "dp/dp.hpp"
+#include "dp/messages.hpp"
+#include "dp/phases.hpp"
+
+namespace dnnplace {
+
+namespace dp {
+
+SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& options, const char* method,
+                                ContractionOptions contraction, std::string (*describe)(const ContractedGraph&)) {
+  SolveOutcome outcome;
+  if (options.diffMaxima) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = std::string(method) + " does not support --diffmaxima; use milp";
+    return outcome;
+  }
+  if (options.objective != Objective::Throughput) {
+    outcome.status = SolveStatus::InvalidInput;
+    outcome.message = std::string(method) + " optimizes throughput only";
+    return outcome;
+  }
+  if (workload.numNodes() == 0) return emptyWorkloadOutcome(workload);
+  PhaseTimes phases;
+  contraction.linearize = true;
+  const ContractedGraph graph = phases.time("contract", [&] { return contractWorkload(workload, contraction); });
+  if (const std::string why = obviousInfeasibility(workload, graph); !why.empty()) {
+    outcome.status = SolveStatus::Infeasible;
+    outcome.message = why;
+    outcome.phases = phases.take();
+    return outcome;
+  }
+  const ChainResult chain = solveChain(workload, graph, options, deadlineOf(options), kInfinity);
+  phases.add("enumerate", chain.enumerateSeconds);
+  phases.add("dp", chain.dpSeconds);
+  phases.add("backtrack", chain.backtrackSeconds);
+  outcome.phases = phases.take();
+  if (isLimit(chain.kind)) {
+    outcome.status = SolveStatus::NoSolution;
+    outcome.message = limitMessage(chain, options);
+    return outcome;
+  }
+  if (chain.kind == ChainResult::Kind::InternalError) {
+    outcome.status = SolveStatus::Error;
+    outcome.message = "internal error: the DP could not recover its plan";
+    return outcome;
+  }
+  if (chain.kind == ChainResult::Kind::NoChain) {
+    // Only this order failed; other contiguous placements may exist.
+    outcome.status = SolveStatus::NoSolution;
+    outcome.message = "no feasible placement along the " + std::string(kOrderNote);
+    return outcome;
+  }
+  const auto mapping = Clock::now();
+  outcome.status = SolveStatus::Feasible;
+  outcome.placement = placementOf(workload, graph, chain.blocks);
+  outcome.objective = chain.objective;
+  outcome.lowerBound = 0;
+  outcome.message = describe(graph);
+  outcome.phases.back().seconds += secondsSince(mapping);
+  return outcome;
+}
+
+}  // namespace dp
+
+SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options) {
+  return dp::solveAlongOneOrder(workload, options, "dp-linear", ContractionOptions{}, [](const ContractedGraph& graph) {
+    return "optimal for one " + std::string(dp::kOrderNote) + " (" + std::to_string(graph.numSuperNodes) +
+           " super-nodes); not for all contiguous placements";
+  });
+}
+
+}  // namespace dnnplace

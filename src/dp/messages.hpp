@@ -1,0 +1,37 @@
+#pragma once
+/// What the DP methods tell the user: why no placement can exist, how far
+/// a run got when a limit stopped it, and how numbers are written.
+
+#include <string>
+
+#include "dnnplace/solver.hpp"
+#include "dp/chain.hpp"
+#include "preprocess/contraction.hpp"
+
+namespace dnnplace::dp {
+
+/// "1.5 GB", "2.0 MB", "512 bytes".
+std::string formatBytes(double bytes);
+/// The shortest "%.10g" form.
+std::string formatNumber(double value);
+
+/// A reason no placement (or no contiguous one) can exist, found before the
+/// DP: a class, or a group of classes contraction keeps together, that fits
+/// on no device. Empty when nothing obvious is wrong.
+std::string obviousInfeasibility(const Workload& workload, const ContractedGraph& graph);
+
+/// Why no chain exists at all: the device counts and memory cannot cover the graph.
+std::string noChainReason(const Workload& workload);
+
+/// Which limit stopped a chain solve, and how far it got.
+std::string limitMessage(const ChainResult& chain, const SolveOptions& options);
+
+/// The outcome for a workload without nodes: optimal, nothing placed.
+SolveOutcome emptyWorkloadOutcome(const Workload& workload);
+
+/// How dp-linear and pipedream order the contracted graph.
+inline constexpr const char* kOrderNote =
+    "topological order of the contracted graph: Kahn's algorithm, ready super-node with the "
+    "smallest original node index first";
+
+}  // namespace dnnplace::dp

@@ -1,0 +1,258 @@
+#include "dp/seeds.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace dnnplace::dp {
+
+namespace {
+
+/// The sums of an interval of a contracted graph's numbering, grown one
+/// super-node at a time: compute, memory, communication (the hyperedges it
+/// holds some but not all of) and the part of that it can no longer shed by
+/// growing (hyperedges with an element before its start).
+class IntervalSums {
+ public:
+  explicit IntervalSums(const ContractedGraph& graph)
+      : graph_(graph), inside_(graph.hyperWeight.size(), 0), firstMember_(graph.hyperWeight.size()) {
+    for (std::size_t h = 0; h < firstMember_.size(); ++h)
+      firstMember_[h] = *std::min_element(graph.hyperNodes.begin() + graph.hyperStart[h],
+                                          graph.hyperNodes.begin() + graph.hyperStart[h + 1]);
+  }
+
+  void restart(int start) {
+    for (std::int32_t h : touched_) inside_[h] = 0;
+    touched_.clear();
+    start_ = start;
+    compute = size = communication = committed = 0;
+  }
+  void add(int v) {
+    compute += graph_.fpgaLatency[v];
+    size += graph_.size[v];
+    for (std::int32_t i = graph_.incidenceStart[v]; i < graph_.incidenceStart[v + 1]; ++i) {
+      const std::int32_t h = graph_.incidence[i];
+      if (inside_[h]++ == 0) {
+        touched_.push_back(h);
+        communication += graph_.hyperWeight[h];
+        if (firstMember_[h] < start_) committed += graph_.hyperWeight[h];
+      }
+      if (inside_[h] == graph_.hyperStart[h + 1] - graph_.hyperStart[h]) communication -= graph_.hyperWeight[h];
+    }
+  }
+  double load() const { return compute + communication; }
+
+  double compute = 0, size = 0, communication = 0, committed = 0;
+
+ private:
+  const ContractedGraph& graph_;
+  std::vector<std::int32_t> inside_, firstMember_, touched_;
+  int start_ = 0;
+};
+
+/// A chain found along `linear`'s order, with its exact max-load.
+LinearSeed priced(const Workload& workload, const ContractedGraph& linear, std::vector<Block> blocks) {
+  LinearSeed seed;
+  seed.objective = chainObjective(workload, linear, blocks);
+  seed.blocks = std::move(blocks);
+  return seed;
+}
+
+}  // namespace
+
+LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
+                       Clock::time_point deadline, const std::atomic<bool>* interrupt) {
+  const int n = linear.numSuperNodes;
+  const int accelerators = std::min(workload.machine.maxFpgas, n);
+  const int cpus = std::min(workload.machine.maxCpus, n);
+  const double memory = workload.machine.maxSizePerFpga;
+  if (n == 0 || accelerators + cpus <= 0) return {};
+  // Every super-node needs a device: T is at least its smaller latency.
+  double low = 0, high = 0;
+  for (int v = 0; v < n; ++v) {
+    high += linear.fpgaLatency[v] + linear.cpuLatency[v];
+    low = std::max(low, std::min(cpus > 0 ? linear.cpuLatency[v] : kInfinity,
+                                 accelerators > 0 ? linear.fpgaLatency[v] : kInfinity));
+  }
+  for (double w : linear.hyperWeight) high += w;
+
+  IntervalSums interval(linear);
+  // The furthest end of an accelerator interval starting at `start` with a
+  // load under `limit`. An interval's communication falls when it takes a
+  // hyperedge whole, so it grows on past a load above the limit until the
+  // part it can no longer shed reaches it (on operator graphs stopping at the
+  // first excess left the bound 1.3 to 7 times the optimum).
+  auto acceleratorReach = [&](int start, double limit) {
+    interval.restart(start);
+    int reach = start;
+    for (int v = start; v < n; ++v) {
+      if (!linear.supportedOnFpga[v] || interval.size + linear.size[v] > memory) break;
+      interval.add(v);
+      if (interval.compute + interval.committed > limit) break;
+      if (interval.load() <= limit) reach = v + 1;
+    }
+    return reach;
+  };
+  auto cpuReach = [&](int start, double limit) {
+    double time = 0;
+    int v = start;
+    while (v < n && time + linear.cpuLatency[v] <= limit) time += linear.cpuLatency[v++];
+    return v;
+  };
+  // reach[a][c] and whether its last interval is on a CPU core.
+  const int columns = cpus + 1;
+  std::vector<int> reach((accelerators + 1) * columns);
+  std::vector<char> lastOnCpu(reach.size());
+  // Cells often start an accelerator interval at the same super-node.
+  std::vector<int> acceleratorReachFrom(n + 1);
+  auto pack = [&](double limit) -> int {  // a cell reaching the end, or -1
+    std::fill(acceleratorReachFrom.begin(), acceleratorReachFrom.end(), -1);
+    for (int a = 0; a <= accelerators; ++a)
+      for (int c = 0; c <= cpus; ++c) {
+        const int cell = a * columns + c;
+        if (cell == 0) {
+          reach[0] = 0;
+          continue;
+        }
+        int byAccelerator = -1;
+        if (a > 0) {
+          int& known = acceleratorReachFrom[reach[cell - columns]];
+          if (known < 0) known = acceleratorReach(reach[cell - columns], limit);
+          byAccelerator = known;
+        }
+        const int byCpu = c > 0 ? cpuReach(reach[cell - 1], limit) : -1;
+        lastOnCpu[cell] = byCpu > byAccelerator;
+        reach[cell] = std::max(byAccelerator, byCpu);
+        if (reach[cell] == n) return cell;
+      }
+    return -1;
+  };
+  if (pack(high) < 0) return {};
+  // Only a cut for linearChainSeed: a per mille is close enough. Past the
+  // deadline the last limit packed serves (a packing takes linear time: on
+  // a chain of a million nodes the search alone took seconds).
+  for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
+    if (pastLimit(deadline, interrupt)) break;
+    const double middle = (low + high) / 2;
+    (pack(middle) >= 0 ? high : low) = middle;
+  }
+  int cell = pack(high);
+  std::vector<Block> blocks;
+  while (cell > 0) {
+    const int previous = lastOnCpu[cell] ? cell - 1 : cell - columns;
+    Block block;
+    block.accelerator = !lastOnCpu[cell];
+    for (int v = reach[previous]; v < reach[cell]; ++v) block.superNodes.push_back(v);
+    if (!block.superNodes.empty()) blocks.push_back(std::move(block));
+    cell = previous;
+  }
+  return priced(workload, linear, std::move(blocks));
+}
+
+LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
+                           Clock::time_point deadline, const std::atomic<bool>* interrupt,
+                           std::uint64_t memoryLimitBytes) {
+  const int n = linear.numSuperNodes;
+  const int accelerators = std::min(workload.machine.maxFpgas, n);
+  const int cpus = std::min(workload.machine.maxCpus, n);
+  const double memory = workload.machine.maxSizePerFpga;
+  // Without a cut every interval is tried: quadratic, so only for small graphs.
+  constexpr int kUncutLimit = 2000;
+  if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
+  const int columns = cpus + 1, numStates = (accelerators + 1) * columns;
+  const std::uint64_t tableBytes =
+      static_cast<std::uint64_t>(n + 1) * static_cast<std::uint64_t>(numStates) * (sizeof(double) + sizeof(std::int32_t));
+  if (memoryLimitBytes && tableBytes > memoryLimitBytes) return {};
+  // value[j · numStates + s]: best max-load of the first j super-nodes on
+  // state s's devices; how[...]: the last interval's start, negated − 1 on a CPU core.
+  std::vector<double> value(static_cast<std::size_t>(n + 1) * numStates, cut);
+  std::vector<std::int32_t> how(value.size(), 0);
+  value[0] = 0;
+  IntervalSums interval(linear);
+  std::vector<int> viaAccelerator, viaCpu;  // states s whose s − device is reached at i
+  // Quadratic on long chains: a limit gives up the seed. Counted in steps of
+  // the inner loops (one interval start may grow across most of the chain).
+  std::uint64_t steps = 0, nextCheck = 0;
+  auto outOfTime = [&] {
+    if (steps < nextCheck) return false;
+    nextCheck = steps + 16384;
+    return pastLimit(deadline, interrupt);
+  };
+  for (int i = 0; i < n; ++i) {
+    if (outOfTime()) return {};
+    const double* from = &value[static_cast<std::size_t>(i) * numStates];
+    viaAccelerator.clear();
+    viaCpu.clear();
+    // A state that one with a device fewer reaches i as well is left out:
+    // whatever follows it, follows that one too.
+    auto pushes = [&](int t) {
+      return from[t] < cut && !(t >= columns && from[t - columns] <= from[t]) &&
+             !(t % columns != 0 && from[t - 1] <= from[t]);
+    };
+    for (int s = 0; s < numStates; ++s) {
+      if (s >= columns && pushes(s - columns)) viaAccelerator.push_back(s);
+      if (s % columns != 0 && pushes(s - 1)) viaCpu.push_back(s);
+    }
+    if (viaAccelerator.empty() && viaCpu.empty()) continue;
+    interval.restart(i);
+    for (int j = i; j < n && !viaAccelerator.empty(); ++j) {
+      if (++steps >= nextCheck && outOfTime()) return {};
+      if (!linear.supportedOnFpga[j] || interval.size + linear.size[j] > memory) break;
+      interval.add(j);
+      if (interval.compute + interval.committed >= cut) break;
+      const double load = interval.load();
+      if (load >= cut) continue;
+      double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
+      for (int s : viaAccelerator) {
+        const double candidate = std::max(from[s - columns], load);
+        if (candidate < to[s]) {
+          to[s] = candidate;
+          how[static_cast<std::size_t>(j + 1) * numStates + s] = i;
+        }
+      }
+    }
+    double time = 0;
+    for (int j = i; j < n && !viaCpu.empty(); ++j) {
+      if (++steps >= nextCheck && outOfTime()) return {};
+      time += linear.cpuLatency[j];
+      if (time >= cut) break;
+      double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
+      for (int s : viaCpu) {
+        const double candidate = std::max(from[s - 1], time);
+        if (candidate < to[s]) {
+          to[s] = candidate;
+          how[static_cast<std::size_t>(j + 1) * numStates + s] = -i - 1;
+        }
+      }
+    }
+  }
+  const double* last = &value[static_cast<std::size_t>(n) * numStates];
+  int state = static_cast<int>(std::min_element(last, last + numStates) - last);
+  if (!(last[state] < cut)) return {};
+  std::vector<Block> blocks;
+  for (int end = n; end > 0;) {
+    const std::int32_t code = how[static_cast<std::size_t>(end) * numStates + state];
+    Block block;
+    block.accelerator = code >= 0;
+    const int start = code >= 0 ? code : -code - 1;
+    for (int v = start; v < end; ++v) block.superNodes.push_back(v);
+    blocks.push_back(std::move(block));
+    state -= code >= 0 ? columns : 1;
+    end = start;
+  }
+  return priced(workload, linear, std::move(blocks));
+}
+
+LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best,
+                     Clock::time_point deadline, const std::atomic<bool>* interrupt,
+                     std::uint64_t memoryLimitBytes) {
+  LinearSeed greedy;
+  if (!std::isfinite(best)) greedy = greedyChain(workload, ordered, deadline, interrupt);
+  const double cut = std::isfinite(best) ? best : greedy.objective;
+  LinearSeed exact =
+      linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt, memoryLimitBytes);
+  // A limit may stop the exact chain: the greedy one is still a plan.
+  return exact.blocks.empty() ? greedy : exact;
+}
+
+}  // namespace dnnplace::dp

@@ -14,16 +14,21 @@
 
 namespace dnnplace::baseline {
 
+/// An outcome without a plan: the status and why.
+inline SolveOutcome refusal(SolveStatus status, std::string message) {
+  SolveOutcome outcome;
+  outcome.status = status;
+  outcome.message = std::move(message);
+  return outcome;
+}
+
 /// The Infeasible outcome every baseline returns when some class fits no
 /// device, or nullopt when each class fits somewhere on its own.
 inline std::optional<SolveOutcome> unplaceableOutcome(const Workload& workload,
                                                       const objective::ClassTotals& totals) {
   std::string why = objective::whyUnplaceable(workload, totals);
   if (why.empty()) return std::nullopt;
-  SolveOutcome outcome;
-  outcome.status = SolveStatus::Infeasible;
-  outcome.message = std::move(why);
-  return outcome;
+  return refusal(SolveStatus::Infeasible, std::move(why));
 }
 
 /// A plan uses at most one device per color class, so a machine with more

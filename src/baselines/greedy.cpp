@@ -77,11 +77,8 @@ std::vector<int> classComponents(const Workload& workload, int* numComponents) {
 SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& options) {
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   SolveOutcome outcome;
-  if (options.objective != Objective::Latency) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "greedy optimizes the latency objective only";
-    return outcome;
-  }
+  if (options.objective != Objective::Latency)
+    return baseline::refusal(SolveStatus::InvalidInput, "greedy optimizes the latency objective only");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
   const Machine& machine = workload.machine;
@@ -122,11 +119,8 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
     for (int c : next[b])
       if (--indegree[c] == 0) ready.emplace(blockNodes[c].front(), c);
   }
-  if (static_cast<int>(order.size()) != numBlocks) {
-    outcome.status = SolveStatus::Error;  // impossible: SCCs of a graph form a DAG
-    outcome.message = "greedy: the block graph is cyclic";
-    return outcome;
-  }
+  if (static_cast<int>(order.size()) != numBlocks)  // impossible: SCCs of a graph form a DAG
+    return baseline::refusal(SolveStatus::Error, "greedy: the block graph is cyclic");
 
   phases.end("blocks");
 
@@ -148,11 +142,8 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
       device = open = used++;
       openMemory = blockSize[b];
     } else {
-      if (machine.maxCpus == 0) {
-        outcome.status = SolveStatus::NoSolution;
-        outcome.message = "greedy: the accelerators' memory is used up and maxCPUs is 0";
-        return outcome;
-      }
+      if (machine.maxCpus == 0)
+        return baseline::refusal(SolveStatus::NoSolution, "greedy: the accelerators' memory is used up and maxCPUs is 0");
       device = cpu;
       open = -1;  // a CPU block in between would make the accelerator non-convex
       ++blocksOnCpu;
@@ -162,11 +153,8 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
 
   // Each accelerator holds one convex piece.
   const auto latency = objective::latencyOf(workload, placement, 1);
-  if (!latency) {
-    outcome.status = SolveStatus::Error;  // impossible: runs of a topological order are convex
-    outcome.message = "greedy: an accelerator's blocks are not one convex piece";
-    return outcome;
-  }
+  if (!latency)  // impossible: runs of a topological order are convex
+    return baseline::refusal(SolveStatus::Error, "greedy: an accelerator's blocks are not one convex piece");
   outcome.objective = *latency;
   phases.end("fill");
   // The plan is linear-time; only its bound can be slow (long runs on long paths).

@@ -396,16 +396,10 @@ SolveOutcome finish(const Workload& workload, const ClassTotals& totals, const s
 namespace {
 SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
-  if (std::string why = unsupportedOptions(options); !why.empty()) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = why;
-    return outcome;
-  }
-  if (options.restarts < 1) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "local-search needs --restarts of at least 1";
-    return outcome;
-  }
+  if (std::string why = unsupportedOptions(options); !why.empty())
+    return baseline::refusal(SolveStatus::InvalidInput, why);
+  if (options.restarts < 1)
+    return baseline::refusal(SolveStatus::InvalidInput, "local-search needs --restarts of at least 1");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
 
@@ -450,13 +444,10 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
                        formatTenDigits(bestLoad));
     }
   }
-  if (!found) {
-    outcome.status = SolveStatus::NoSolution;
-    outcome.message = "local-search found no memory-feasible random start in " +
-                      std::to_string(failedStarts) +
-                      " attempts (classes are too large for the accelerators' memory)";
-    return outcome;
-  }
+  if (!found)
+    return baseline::refusal(SolveStatus::NoSolution,
+                             "local-search found no memory-feasible random start in " + std::to_string(failedStarts) +
+                                 " attempts (classes are too large for the accelerators' memory)");
   std::string note = std::to_string(completed) + " of " + std::to_string(options.restarts) +
                      " restarts ran to a local optimum (descent and iterated local search)";
   if (stoppedEarly) note += " (stopped by the time limit or an interrupt)";
@@ -476,25 +467,15 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
 
 SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
                              const SolveOptions& options) {
-  SolveOutcome outcome;
-  if (std::string why = unsupportedOptions(options); !why.empty()) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = why;
-    return outcome;
-  }
+  if (std::string why = unsupportedOptions(options); !why.empty())
+    return baseline::refusal(SolveStatus::InvalidInput, why);
   const Machine& machine = workload.machine;
   if (start.numAccelerators != machine.maxFpgas || start.numCpus != machine.maxCpus ||
-      start.deviceOf.size() != static_cast<std::size_t>(workload.numNodes())) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "the start placement does not match the workload's machine or node count";
-    return outcome;
-  }
+      start.deviceOf.size() != static_cast<std::size_t>(workload.numNodes()))
+    return baseline::refusal(SolveStatus::InvalidInput, "the start placement does not match the workload's machine or node count");
   const Evaluation check = evaluate(workload, start, EvaluateOptions{});
-  if (!check.feasible) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "the start placement is infeasible: " + check.violations.front();
-    return outcome;
-  }
+  if (!check.feasible)
+    return baseline::refusal(SolveStatus::InvalidInput, "the start placement is infeasible: " + check.violations.front());
   const ClassTotals totals(workload);
   std::vector<int> deviceOfClass(workload.numClasses);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)

@@ -192,11 +192,8 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
 
 SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
-  if (options.objective != Objective::Throughput || options.diffMaxima) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "scotch reports the throughput max-load only (no --diffmaxima)";
-    return outcome;
-  }
+  if (options.objective != Objective::Throughput || options.diffMaxima)
+    return baseline::refusal(SolveStatus::InvalidInput, "scotch reports the throughput max-load only (no --diffmaxima)");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
   PhaseTimer phases(&outcome.phases);
@@ -225,18 +222,12 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
     std::vector<SCOTCH_Num> partOfVertex;
     if (k == 1) {
       partOfVertex.assign(input.classOfVertex.size(), 0);  // nothing to partition
-    } else if (std::string error = partition(input, k, options.seed, &partOfVertex); !error.empty()) {
-      outcome.status = SolveStatus::Error;
-      outcome.message = "scotch: " + error;
-      return outcome;
-    }
+    } else if (std::string error = partition(input, k, options.seed, &partOfVertex); !error.empty())
+      return baseline::refusal(SolveStatus::Error, "scotch: " + error);
     for (std::size_t v = 0; v < partOfVertex.size(); ++v) {
-      if (partOfVertex[v] < 0 || partOfVertex[v] >= k) {
-        outcome.status = SolveStatus::Error;
-        outcome.message = "scotch returned part " + std::to_string(partOfVertex[v]) +
-                          " outside 0.." + std::to_string(k - 1);
-        return outcome;
-      }
+      if (partOfVertex[v] < 0 || partOfVertex[v] >= k)
+        return baseline::refusal(SolveStatus::Error, "scotch returned part " + std::to_string(partOfVertex[v]) +
+                                                         " outside 0.." + std::to_string(k - 1));
       deviceOfClass[input.classOfVertex[v]] = static_cast<int>(partOfVertex[v]);
     }
   }
@@ -247,11 +238,8 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
 
   std::string failure;
   const int moved = repairMemory(workload, totals, &deviceOfClass, &failure);
-  if (moved < 0) {
-    outcome.status = SolveStatus::NoSolution;
-    outcome.message = failure;
-    return outcome;
-  }
+  if (moved < 0)
+    return baseline::refusal(SolveStatus::NoSolution, failure);
   phases.end("memory repair");
   if (moved > 0)
     notes += "; memory repair moved " + std::to_string(moved) +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "baselines/common.hpp"
 #include "objective/class_totals.hpp"
 #include "objective/latency.hpp"
 #include "objective/loads.hpp"
@@ -26,12 +27,7 @@ double objectiveOf(const Workload& w, const Placement& p, const SolveOptions& op
   return objective::latencyOf(w, p, 1).value();
 }
 
-SolveOutcome infeasible(std::string why) {
-  SolveOutcome outcome;
-  outcome.status = SolveStatus::Infeasible;
-  outcome.message = std::move(why);
-  return outcome;
-}
+SolveOutcome infeasible(std::string why) { return baseline::refusal(SolveStatus::Infeasible, std::move(why)); }
 
 }  // namespace
 
@@ -71,19 +67,11 @@ SolveOutcome solveSingleCpu(const Workload& w, const SolveOptions& options) {
 }
 
 SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
-  SolveOutcome outcome;
-  if (options.expertPlanPath.empty()) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "method 'expert' needs --plan FILE (a split written by hand)";
-    return outcome;
-  }
+  if (options.expertPlanPath.empty())
+    return baseline::refusal(SolveStatus::InvalidInput, "method 'expert' needs --plan FILE (a split written by hand)");
   std::string error;
   auto file = loadPlan(options.expertPlanPath, &error);
-  if (!file) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = error;
-    return outcome;
-  }
+  if (!file) return baseline::refusal(SolveStatus::InvalidInput, error);
   std::vector<std::string> problems;
   Placement placement = resolvePlan(w, *file, &problems);
   EvaluateOptions evalOptions = evaluateOptionsFor(options);
@@ -94,6 +82,7 @@ SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
     for (const auto& p : problems) why += "; " + p;
     return infeasible(why);
   }
+  SolveOutcome outcome;
   outcome.status = SolveStatus::Feasible;
   outcome.placement = std::move(placement);
   outcome.objective = evaluation.objective;  // the method *is* an evaluation

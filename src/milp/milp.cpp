@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "OsiClpSolverInterface.hpp"
+#include "baselines/common.hpp"
 #include "milp/cbc_runner.hpp"
 #include "milp/model.hpp"
 #include "milp/model_file.hpp"
@@ -38,27 +39,20 @@ std::string unplaceableMessage(const Workload& w, const objective::ClassTotals& 
   return why.str();
 }
 
-SolveOutcome refused(SolveStatus status, std::string message) {
-  SolveOutcome outcome;
-  outcome.status = status;
-  outcome.message = std::move(message);
-  return outcome;
-}
-
 }  // namespace
 
 std::optional<SolveOutcome> milpRefusal(const Workload& w, const SolveOptions& options) {
   const bool latency = options.objective == Objective::Latency;
-  if (latency && options.q < 1) return refused(SolveStatus::InvalidInput, "q must be at least 1");
+  if (latency && options.q < 1) return baseline::refusal(SolveStatus::InvalidInput, "q must be at least 1");
   if (!options.writeModelPath.empty())
     if (std::string why = modelPathProblem(options.writeModelPath); !why.empty())
-      return refused(SolveStatus::InvalidInput, why);
+      return baseline::refusal(SolveStatus::InvalidInput, why);
   if (latency && options.contiguity == Contiguity::Convex)
-    return refused(SolveStatus::InvalidInput, "--contiguity applies to the throughput objective only");
+    return baseline::refusal(SolveStatus::InvalidInput, "--contiguity applies to the throughput objective only");
   // Latency: CPU nodes run on as many cores as needed, but need at least one to exist.
   const objective::ClassTotals totals(w);
   if (const auto unplaceable = objective::findUnplaceable(w, totals, w.machine.maxCpus > 0))
-    return refused(SolveStatus::Infeasible, unplaceableMessage(w, totals, *unplaceable));
+    return baseline::refusal(SolveStatus::Infeasible, unplaceableMessage(w, totals, *unplaceable));
   return std::nullopt;
 }
 

@@ -7,10 +7,6 @@
 
 namespace dnnplace::objective {
 
-bool fitsMemory(double bytes, const Machine& machine) {
-  return bytes <= machine.maxSizePerFpga * (1 + 1e-12);
-}
-
 ClassTotals::ClassTotals(const Workload& workload)
     : acceleratorLatency(workload.numClasses, 0),
       cpuLatency(workload.numClasses, 0),

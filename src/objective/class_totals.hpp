@@ -14,7 +14,9 @@ namespace dnnplace::objective {
 
 /// Memory holds `bytes` when they are at most the accelerator's capacity,
 /// up to a relative rounding slack of 1e-12 (the evaluator's tolerance).
-bool fitsMemory(double bytes, const Machine& machine);
+inline bool fitsMemory(double bytes, const Machine& machine) {
+  return bytes <= machine.maxSizePerFpga * (1 + 1e-12);
+}
 
 /// Totals of one color class: what moving the class as a whole moves.
 struct ClassTotals {

@@ -697,18 +697,13 @@ TEST(MilpOptions, ExplainsAnInfeasibleMachine) {
   EXPECT_NE(outcome.message.find("node 7 needs 20 bytes"), std::string::npos) << outcome.message;
 }
 
-// The MILP takes its warm starts as input; the method "milp" computes them
-// (the cheaper methods' plans) and lists its phases in order.
+// The MILP takes its warm starts as input; the method "milp" computes them.
 TEST(MilpWarmStart, StartsFromTheGivenPlanAndNamesItsPhases) {
   const Workload w = reentryChain(1);
   SolveOptions options = exactOptions();
   options.objective = Objective::Latency;
   MilpInput input;
-  Placement allOnCpu;
-  allOnCpu.numAccelerators = 1;
-  allOnCpu.numCpus = 1;
-  allOnCpu.deviceOf = {1, 1, 1};
-  input.warmStarts.push_back({allOnCpu, "by hand"});
+  input.warmStarts.push_back({Placement{1, 1, {1, 1, 1}}, "by hand"});  // all on the CPU core
   const SolveOutcome given = solveMilp(w, options, input);
   ASSERT_EQ(given.status, SolveStatus::Optimal) << given.message;
   EXPECT_DOUBLE_EQ(given.objective, 13.25);

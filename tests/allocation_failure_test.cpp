@@ -246,8 +246,8 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
           if (made < k) continue;  // a run that allocated less (timing, CBC's own clock)
           ++checked;
           if (outcome.placement) {
-            // milp runs its warm starts through solve(): one that ran out
-            // of memory is skipped, and the plan is re-checked as ever.
+            // milp runs its warm-start methods one by one: one that ran
+            // out of memory is skipped, and the plan is re-checked as ever.
             EXPECT_EQ(method.name, "milp") << outcome.message;
             EXPECT_TRUE(outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible);
             EXPECT_TRUE(outcome.evaluation.feasible);

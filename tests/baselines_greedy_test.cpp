@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -70,6 +71,10 @@ TEST(LatencyGreedy, FillsEachAcceleratorWhileMemoryAllows) {
   EXPECT_EQ(outcome.placement->deviceOf, (std::vector<std::int32_t>{0, 0, 1, 1, 2}));
   // acc0: 2 work + 0.5 out; acc1: 0.5 in + 2 + 0.5 out; cpu: 10.
   EXPECT_DOUBLE_EQ(outcome.objective, 2.5 + 3 + 10);
+  std::vector<std::string> phases;
+  for (const PhaseTime& phase : outcome.phases) phases.push_back(phase.name);
+  EXPECT_EQ(std::vector<std::string>(phases.begin(), phases.begin() + std::min<std::size_t>(3, phases.size())),
+            (std::vector<std::string>{"blocks", "fill", "bound"}));
 }
 
 TEST(LatencyGreedy, ABlockOnTheCpuClosesTheOpenAccelerator) {

@@ -697,5 +697,23 @@ TEST(MilpOptions, ExplainsAnInfeasibleMachine) {
   EXPECT_NE(outcome.message.find("node 7 needs 20 bytes"), std::string::npos) << outcome.message;
 }
 
+// The MILP takes its warm starts as input; the method "milp" computes them.
+TEST(MilpWarmStart, StartsFromTheGivenPlanAndNamesItsPhases) {
+  const Workload w = reentryChain(1);
+  SolveOptions options = exactOptions();
+  options.objective = Objective::Latency;
+  MilpInput input;
+  input.warmStarts.push_back({Placement{1, 1, {1, 1, 1}}, "by hand"});  // all on the CPU core
+  const SolveOutcome given = solveMilp(w, options, input);
+  ASSERT_EQ(given.status, SolveStatus::Optimal) << given.message;
+  EXPECT_DOUBLE_EQ(given.objective, 13.25);
+  EXPECT_NE(given.message.find("warm start by hand"), std::string::npos) << given.message;
+  std::vector<std::string> names;
+  for (const PhaseTime& phase : solve(w, "milp", options).phases) names.push_back(phase.name);
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "warm start");
+  EXPECT_NE(std::find(names.begin(), names.end(), "branch and bound"), names.end());
+}
+
 }  // namespace
 }  // namespace dnnplace

@@ -9,11 +9,16 @@
 
 #include "baselines/common.hpp"
 #include "bounds/latency_bound.hpp"
+#include "objective/class_totals.hpp"
+#include "objective/latency.hpp"
+#include "util/deadline.hpp"
+#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 namespace {
 
-using baseline::ClassTotals;
+using objective::ClassTotals;
+using objective::fitsMemory;
 
 /// Strongly connected components of the class graph (iterative Tarjan).
 /// Returns the component of each class; components are numbered arbitrarily.
@@ -67,70 +72,17 @@ std::vector<int> classComponents(const Workload& workload, int* numComponents) {
   return component;
 }
 
-/// Latency of a plan whose accelerators each hold consecutive blocks of
-/// `blockOrder` (so every accelerator is one convex piece), DESIGN §5.
-double planLatency(const Workload& workload, const Placement& placement,
-                   const std::vector<std::vector<NodeIndex>>& blockNodes,
-                   const std::vector<int>& blockOrder) {
-  const int n = workload.numNodes();
-  std::vector<double> finish(n, 0);
-  std::vector<int> topoPosition(n);
-  for (int i = 0; i < n; ++i) topoPosition[workload.topologicalOrder[i]] = i;
-  std::vector<char> acceleratorDone(placement.numAccelerators, 0);
-  std::vector<NodeIndex> members;
-  std::vector<int> paidBy(n, -1);
-  for (int block : blockOrder) {
-    const NodeIndex first = blockNodes[block].front();
-    const int device = placement.deviceOf[first];
-    if (placement.isAccelerator(device)) {
-      if (acceleratorDone[device]) continue;
-      acceleratorDone[device] = 1;
-      members.clear();
-      for (NodeIndex v = 0; v < n; ++v)
-        if (placement.deviceOf[v] == device) members.push_back(v);
-      double start = 0, work = 0;
-      for (NodeIndex v : members) {
-        work += workload.nodes[v].fpgaLatency;
-        bool sendsOut = false;
-        for (NodeIndex w : workload.successors(v)) sendsOut |= placement.deviceOf[w] != device;
-        if (sendsOut) work += workload.outCost[v];
-        for (NodeIndex u : workload.predecessors(v)) {
-          if (placement.deviceOf[u] == device) continue;
-          start = std::max(start, finish[u]);
-          if (paidBy[u] != device) {  // each outside feeder is paid once
-            paidBy[u] = device;
-            work += workload.outCost[u];
-          }
-        }
-      }
-      for (NodeIndex v : members) finish[v] = start + work;
-    } else {
-      members.assign(blockNodes[block].begin(), blockNodes[block].end());
-      std::sort(members.begin(), members.end(),
-                [&](NodeIndex a, NodeIndex b) { return topoPosition[a] < topoPosition[b]; });
-      for (NodeIndex v : members) {
-        double start = 0;
-        for (NodeIndex u : workload.predecessors(v)) start = std::max(start, finish[u]);
-        finish[v] = start + workload.nodes[v].cpuLatency;
-      }
-    }
-  }
-  return baseline::maxOf(finish);
-}
-
 }  // namespace
 
 SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& options) {
-  const auto deadline = deadlineOf(options);
+  const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   SolveOutcome outcome;
-  if (options.objective != Objective::Latency) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "greedy optimizes the latency objective only";
-    return outcome;
-  }
+  if (options.objective != Objective::Latency)
+    return baseline::refusal(SolveStatus::InvalidInput, "greedy optimizes the latency objective only");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
   const Machine& machine = workload.machine;
+  PhaseTimer phases(&outcome.phases);
 
   // 1. Inseparable blocks.
   int numBlocks = 0;
@@ -167,11 +119,10 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
     for (int c : next[b])
       if (--indegree[c] == 0) ready.emplace(blockNodes[c].front(), c);
   }
-  if (static_cast<int>(order.size()) != numBlocks) {
-    outcome.status = SolveStatus::Error;  // impossible: SCCs of a graph form a DAG
-    outcome.message = "greedy: the block graph is cyclic";
-    return outcome;
-  }
+  if (static_cast<int>(order.size()) != numBlocks)  // impossible: SCCs of a graph form a DAG
+    return baseline::refusal(SolveStatus::Error, "greedy: the block graph is cyclic");
+
+  phases.end("blocks");
 
   // 3. Fill accelerators in that order.
   Placement placement;
@@ -183,19 +134,16 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   double openMemory = 0;
   for (int b : order) {
     int device = -1;
-    const bool fits = blockSupported[b] && blockSize[b] <= machine.maxSizePerFpga;
-    if (fits && open >= 0 && openMemory + blockSize[b] <= machine.maxSizePerFpga) {
+    const bool fits = blockSupported[b] && fitsMemory(blockSize[b], machine);
+    if (fits && open >= 0 && fitsMemory(openMemory + blockSize[b], machine)) {
       device = open;
       openMemory += blockSize[b];
     } else if (fits && used < machine.maxFpgas) {
       device = open = used++;
       openMemory = blockSize[b];
     } else {
-      if (machine.maxCpus == 0) {
-        outcome.status = SolveStatus::NoSolution;
-        outcome.message = "greedy: the accelerators' memory is used up and maxCPUs is 0";
-        return outcome;
-      }
+      if (machine.maxCpus == 0)
+        return baseline::refusal(SolveStatus::NoSolution, "greedy: the accelerators' memory is used up and maxCPUs is 0");
       device = cpu;
       open = -1;  // a CPU block in between would make the accelerator non-convex
       ++blocksOnCpu;
@@ -203,12 +151,17 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
     for (NodeIndex v : blockNodes[b]) placement.deviceOf[v] = device;
   }
 
-  outcome.objective = planLatency(workload, placement, blockNodes, order);
-  std::vector<char> acceleratorAllowed(workload.numClasses);
-  for (int c = 0; c < workload.numClasses; ++c) acceleratorAllowed[c] = totals.fitsAccelerator(c, machine);
+  // Each accelerator holds one convex piece.
+  const auto latency = objective::latencyOf(workload, placement, 1);
+  if (!latency)  // impossible: runs of a topological order are convex
+    return baseline::refusal(SolveStatus::Error, "greedy: an accelerator's blocks are not one convex piece");
+  outcome.objective = *latency;
+  phases.end("fill");
   // The plan is linear-time; only its bound can be slow (long runs on long paths).
   outcome.lowerBound =
-      latencyLowerBound(workload, acceleratorAllowed, machine.maxCpus > 0, options.q, deadline).value();
+      latencyLowerBound(workload, totals.acceleratorAllowed(machine), machine.maxCpus > 0, options.q, deadline.at())
+          .value();
+  phases.end("bound");
   outcome.placement = std::move(placement);
   outcome.status = SolveStatus::Feasible;
   outcome.message = std::to_string(numBlocks) + " inseparable blocks on " +

@@ -4,17 +4,21 @@
 #include <array>
 #include <cstdint>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "baselines/common.hpp"
+#include "objective/class_totals.hpp"
+#include "objective/loads.hpp"
+#include "util/deadline.hpp"
+#include "util/format.hpp"
+#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 namespace {
 
-using baseline::ClassTotals;
-using baseline::Deadline;
+using objective::ClassTotals;
+using objective::fitsMemory;
 
 /// Best-improvement descent over class moves with incrementally maintained
 /// loads (see local_search.hpp for the invariant behind `crossCount_`).
@@ -38,7 +42,7 @@ class ClassMoveSearch {
     memory_.assign(numDevices_, 0);
     for (int c = 0; c < workload_.numClasses; ++c) {
       const int d = deviceOfClass_[c];
-      load_[d] += d < k ? totals_.fpgaLatency[c] : totals_.cpuLatency[c];
+      load_[d] += d < k ? totals_.acceleratorLatency[c] : totals_.cpuLatency[c];
       memory_[d] += totals_.size[c];
       if (d >= k) continue;
       for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i)
@@ -54,10 +58,10 @@ class ClassMoveSearch {
 
   /// Applies best moves until none improves (returns true) or the deadline /
   /// interrupt stops it (returns false). The state stays feasible throughout.
-  bool descend(const Deadline& deadline, const std::atomic<bool>* interrupt) {
+  bool descend(const Deadline& deadline) {
     std::vector<double> gain(numAccelerators_);
     for (;;) {
-      if (deadline.expired() || (interrupt && interrupt->load())) return false;
+      if (deadline.reached()) return false;
       int bestClass = -1, bestDevice = -1;
       double bestMax = maxLoad_, bestSquares = sumSquares_;
       for (int c = 0; c < workload_.numClasses; ++c) {
@@ -78,7 +82,7 @@ class ClassMoveSearch {
           additionDeltas(c, &gain);
           for (int to = 0; to < numAccelerators_; ++to) {
             if (to == from) continue;
-            if (memory_[to] + totals_.size[c] > workload_.machine.maxSizePerFpga) continue;
+            if (!fitsMemory(memory_[to] + totals_.size[c], workload_.machine)) continue;
             consider(to, load_[to] + gain[to]);
           }
         }
@@ -100,20 +104,19 @@ class ClassMoveSearch {
   /// a strict max-load improvement (returns true) or at the deadline /
   /// interrupt (returns false, state = last accepted one). The max-load never
   /// rises, and the final state is always a descended local optimum.
-  bool iterate(std::mt19937_64& rng, int stallLimit, const Deadline& deadline,
-               const std::atomic<bool>* interrupt) {
+  bool iterate(std::mt19937_64& rng, int stallLimit, const Deadline& deadline) {
     if (workload_.numClasses == 0 || numDevices_ < 2) return true;
     std::vector<std::pair<int, int>> log;
     // Accepting compares with the max-load of the last strict improvement,
     // not the previous kick's, so tolerances cannot add up on a plateau walk.
     double anchorMax = maxLoad_;
     for (int stall = 0; stall < stallLimit;) {
-      if (deadline.expired() || (interrupt && interrupt->load())) return false;
+      if (deadline.reached()) return false;
       const double currentMax = anchorMax;
       log.clear();
       log_ = &log;
       kick(rng);
-      const bool converged = descend(deadline, interrupt);
+      const bool converged = descend(deadline);
       log_ = nullptr;
       const double tolerance = 1e-9 * std::max(1.0, currentMax);
       if (!converged || maxLoad_ > currentMax + tolerance) {
@@ -158,7 +161,7 @@ class ClassMoveSearch {
       candidates_.clear();
       if (totals_.supported[c])
         for (int d = 0; d < numAccelerators_; ++d)
-          if (d != from && memory_[d] + totals_.size[c] <= workload_.machine.maxSizePerFpga)
+          if (d != from && fitsMemory(memory_[d] + totals_.size[c], workload_.machine))
             candidates_.push_back(d);
       const int cpu = leastLoadedCpu(from);
       if (cpu >= 0) candidates_.push_back(cpu);
@@ -210,7 +213,7 @@ class ClassMoveSearch {
   /// Change of the load of `from` (c's device) when c leaves it.
   double removalDelta(int c, int from) const {
     if (from >= numAccelerators_) return -totals_.cpuLatency[c];
-    double delta = -totals_.fpgaLatency[c];
+    double delta = -totals_.acceleratorLatency[c];
     const int k = numAccelerators_;
     for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
       const NodeIndex u = affectedNode_[i];
@@ -224,7 +227,7 @@ class ClassMoveSearch {
   /// (*gain)[d]: change of accelerator d's load if c joined it.
   void additionDeltas(int c, std::vector<double>* gain) const {
     const int k = numAccelerators_;
-    std::fill(gain->begin(), gain->end(), totals_.fpgaLatency[c]);
+    std::fill(gain->begin(), gain->end(), totals_.acceleratorLatency[c]);
     for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
       const NodeIndex u = affectedNode_[i];
       const int extra = affectedCount_[i];
@@ -255,8 +258,8 @@ class ClassMoveSearch {
         count += m;
       }
     }
-    load_[from] -= from < k ? totals_.fpgaLatency[c] : totals_.cpuLatency[c];
-    load_[to] += to < k ? totals_.fpgaLatency[c] : totals_.cpuLatency[c];
+    load_[from] -= from < k ? totals_.acceleratorLatency[c] : totals_.cpuLatency[c];
+    load_[to] += to < k ? totals_.acceleratorLatency[c] : totals_.cpuLatency[c];
     memory_[from] -= totals_.size[c];
     memory_[to] += totals_.size[c];
     deviceOfClass_[c] = to;
@@ -345,7 +348,7 @@ bool randomStart(const Workload& workload, const ClassTotals& totals, std::mt199
     candidates.clear();
     if (totals.supported[c])
       for (int d = 0; d < machine.maxFpgas; ++d)
-        if (memory[d] + totals.size[c] <= machine.maxSizePerFpga) candidates.push_back(d);
+        if (fitsMemory(memory[d] + totals.size[c], machine)) candidates.push_back(d);
     for (int core = 0; core < machine.maxCpus; ++core)
       candidates.push_back(machine.maxFpgas + core);
     if (candidates.empty()) return false;
@@ -366,13 +369,6 @@ Placement toPlacement(const Workload& workload, const std::vector<int>& deviceOf
   return placement;
 }
 
-std::string formatLoad(double x) {
-  std::ostringstream out;
-  out.precision(10);
-  out << x;
-  return out.str();
-}
-
 /// Checks the preconditions shared by both entry points.
 std::string unsupportedOptions(const SolveOptions& options) {
   if (options.objective != Objective::Throughput)
@@ -381,14 +377,14 @@ std::string unsupportedOptions(const SolveOptions& options) {
   return "";
 }
 
-SolveOutcome finish(const Workload& workload, const std::vector<int>& deviceOfClass,
+SolveOutcome finish(const Workload& workload, const ClassTotals& totals, const std::vector<int>& deviceOfClass,
                     std::string message) {
   SolveOutcome outcome;
   outcome.placement = toPlacement(workload, deviceOfClass);
   // The reported objective is recomputed from scratch, not taken from the
   // incrementally updated loads, so rounding drift never reaches the user.
-  outcome.objective = baseline::maxOf(baseline::deviceLoads(workload, *outcome.placement));
-  outcome.lowerBound = trivialThroughputLowerBound(workload);
+  outcome.objective = objective::maxOf(objective::deviceLoads(workload, *outcome.placement));
+  outcome.lowerBound = objective::throughputLowerBound(workload, totals);
   outcome.status = sameObjective(outcome.objective, outcome.lowerBound) ? SolveStatus::Optimal
                                                                         : SolveStatus::Feasible;
   outcome.message = std::move(message);
@@ -400,20 +396,15 @@ SolveOutcome finish(const Workload& workload, const std::vector<int>& deviceOfCl
 namespace {
 SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
-  if (std::string why = unsupportedOptions(options); !why.empty()) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = why;
-    return outcome;
-  }
-  if (options.restarts < 1) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "local-search needs --restarts of at least 1";
-    return outcome;
-  }
+  if (std::string why = unsupportedOptions(options); !why.empty())
+    return baseline::refusal(SolveStatus::InvalidInput, why);
+  if (options.restarts < 1)
+    return baseline::refusal(SolveStatus::InvalidInput, "local-search needs --restarts of at least 1");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
 
-  const Deadline deadline(options.timeLimitSeconds);
+  PhaseTimer phases(&outcome.phases);
+  const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   std::mt19937_64 rng(options.seed);
   ClassMoveSearch search(workload, totals);
   std::vector<int> start, best;
@@ -424,7 +415,7 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
   double lastProgress = -1;
   for (int restart = 0; restart < options.restarts; ++restart) {
     // Always run at least one descent so a tiny time limit still yields a plan.
-    if (restart > 0 && (deadline.expired() || (options.interrupt && options.interrupt->load()))) {
+    if (restart > 0 && deadline.reached()) {
       stoppedEarly = true;
       break;
     }
@@ -433,10 +424,9 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
       continue;
     }
     search.assign(start);
-    const bool converged = search.descend(deadline, options.interrupt) &&
-                           search.iterate(rng, stallLimitFor(workload), deadline, options.interrupt);
+    const bool converged = search.descend(deadline) && search.iterate(rng, stallLimitFor(workload), deadline);
     const double load =
-        baseline::maxOf(baseline::deviceLoads(workload, toPlacement(workload, search.deviceOfClass())));
+        objective::maxOf(objective::deviceLoads(workload, toPlacement(workload, search.deviceOfClass())));
     if (!found || load < bestLoad) {
       found = true;
       best = search.deviceOfClass();
@@ -451,22 +441,22 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
       lastProgress = deadline.elapsed();
       options.progress("local-search: restart " + std::to_string(restart + 1) + "/" +
                        std::to_string(options.restarts) + ", best max-load " +
-                       formatLoad(bestLoad));
+                       formatTenDigits(bestLoad));
     }
   }
-  if (!found) {
-    outcome.status = SolveStatus::NoSolution;
-    outcome.message = "local-search found no memory-feasible random start in " +
-                      std::to_string(failedStarts) +
-                      " attempts (classes are too large for the accelerators' memory)";
-    return outcome;
-  }
+  if (!found)
+    return baseline::refusal(SolveStatus::NoSolution,
+                             "local-search found no memory-feasible random start in " + std::to_string(failedStarts) +
+                                 " attempts (classes are too large for the accelerators' memory)");
   std::string note = std::to_string(completed) + " of " + std::to_string(options.restarts) +
                      " restarts ran to a local optimum (descent and iterated local search)";
   if (stoppedEarly) note += " (stopped by the time limit or an interrupt)";
   if (failedStarts > 0)
     note += "; " + std::to_string(failedStarts) + " random starts did not fit in memory";
-  return finish(workload, best, note);
+  phases.end("restarts");
+  SolveOutcome result = finish(workload, totals, best, note);
+  result.phases = std::move(outcome.phases);
+  return result;
 }
 }  // namespace
 
@@ -477,36 +467,25 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
 
 SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
                              const SolveOptions& options) {
-  SolveOutcome outcome;
-  if (std::string why = unsupportedOptions(options); !why.empty()) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = why;
-    return outcome;
-  }
+  if (std::string why = unsupportedOptions(options); !why.empty())
+    return baseline::refusal(SolveStatus::InvalidInput, why);
   const Machine& machine = workload.machine;
   if (start.numAccelerators != machine.maxFpgas || start.numCpus != machine.maxCpus ||
-      start.deviceOf.size() != static_cast<std::size_t>(workload.numNodes())) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "the start placement does not match the workload's machine or node count";
-    return outcome;
-  }
+      start.deviceOf.size() != static_cast<std::size_t>(workload.numNodes()))
+    return baseline::refusal(SolveStatus::InvalidInput, "the start placement does not match the workload's machine or node count");
   const Evaluation check = evaluate(workload, start, EvaluateOptions{});
-  if (!check.feasible) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "the start placement is infeasible: " + check.violations.front();
-    return outcome;
-  }
+  if (!check.feasible)
+    return baseline::refusal(SolveStatus::InvalidInput, "the start placement is infeasible: " + check.violations.front());
   const ClassTotals totals(workload);
   std::vector<int> deviceOfClass(workload.numClasses);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
     deviceOfClass[workload.classOf[v]] = start.deviceOf[v];
   ClassMoveSearch search(workload, totals);
   search.assign(deviceOfClass);
-  const Deadline deadline(options.timeLimitSeconds);
+  const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   std::mt19937_64 rng(options.seed);
-  const bool converged = search.descend(deadline, options.interrupt) &&
-                         search.iterate(rng, stallLimitFor(workload), deadline, options.interrupt);
-  return finish(workload, search.deviceOfClass(),
+  const bool converged = search.descend(deadline) && search.iterate(rng, stallLimitFor(workload), deadline);
+  return finish(workload, totals, search.deviceOfClass(),
                 std::to_string(search.moves()) + " moves, " + std::to_string(search.acceptedKicks()) +
                     " accepted kicks" +
                     (converged ? ", local optimum" : ", stopped by the time limit or an interrupt"));

@@ -13,11 +13,15 @@ extern "C" {
 }
 
 #include "baselines/common.hpp"
+#include "objective/class_totals.hpp"
+#include "objective/loads.hpp"
+#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 namespace {
 
-using baseline::ClassTotals;
+using objective::ClassTotals;
+using objective::fitsMemory;
 
 /// The weighted, symmetric class graph handed to Scotch (CSR, 0-based).
 struct ScotchInput {
@@ -62,7 +66,7 @@ ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
   }
 
   double totalVertex = 0, totalEdge = 0;
-  for (int c : input.classOfVertex) totalVertex += totals.fpgaLatency[c];
+  for (int c : input.classOfVertex) totalVertex += totals.acceleratorLatency[c];
   for (const auto& arc : merged) totalEdge += std::get<2>(arc);
   const double limit = 1e9;
   input.scale = 1e6;
@@ -72,7 +76,7 @@ ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
 
   const int n = static_cast<int>(input.classOfVertex.size());
   input.vertexStart.assign(n + 1, 0);
-  for (int v = 0; v < n; ++v) input.vertexWeight.push_back(scaled(totals.fpgaLatency[input.classOfVertex[v]]));
+  for (int v = 0; v < n; ++v) input.vertexWeight.push_back(scaled(totals.acceleratorLatency[input.classOfVertex[v]]));
   for (const auto& [from, to, weight] : merged) {
     ++input.vertexStart[from + 1];
     input.adjacency.push_back(to);
@@ -132,7 +136,7 @@ std::string partition(ScotchInput& input, int parts, std::uint64_t seed,
   return error;
 }
 
-/// Moves classes off accelerators over memory (see scotch_partition.hpp).
+/// Moves classes off accelerators over memory (see scotch.hpp).
 /// Returns the number of classes moved, or -1 when some class fits nowhere.
 int repairMemory(const Workload& workload, const ClassTotals& totals,
                  std::vector<int>* deviceOfClass, std::string* failure) {
@@ -151,16 +155,16 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
   }
   int moved = 0;
   for (int d = 0; d < k; ++d) {
-    if (memory[d] <= machine.maxSizePerFpga) continue;
+    if (fitsMemory(memory[d], machine)) continue;
     auto& classes = classesOn[d];
     std::stable_sort(classes.begin(), classes.end(),
                      [&](int a, int b) { return totals.size[a] > totals.size[b]; });
     for (int c : classes) {
-      if (memory[d] <= machine.maxSizePerFpga) break;
+      if (fitsMemory(memory[d], machine)) break;
       if (totals.size[c] == 0) break;  // sorted: nothing left that frees memory
       int target = -1;
       for (int other = 0; other < k; ++other) {
-        if (other == d || memory[other] + totals.size[c] > machine.maxSizePerFpga) continue;
+        if (other == d || !fitsMemory(memory[other] + totals.size[c], machine)) continue;
         if (target < 0 || memory[other] < memory[target]) target = other;
       }
       if (target >= 0) {
@@ -173,7 +177,7 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
         *failure = "scotch's partition violates accelerator memory: accelerator " +
                    std::to_string(d) + " needs " + std::to_string(memory[d]) +
                    " bytes, holds " + std::to_string(machine.maxSizePerFpga) +
-                   ", and no other device has room for " + baseline::describeClass(workload, c);
+                   ", and no other device has room for " + objective::describeClass(workload, c);
         return -1;
       }
       memory[d] -= totals.size[c];
@@ -188,13 +192,11 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
 
 SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
-  if (options.objective != Objective::Throughput || options.diffMaxima) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "scotch reports the throughput max-load only (no --diffmaxima)";
-    return outcome;
-  }
+  if (options.objective != Objective::Throughput || options.diffMaxima)
+    return baseline::refusal(SolveStatus::InvalidInput, "scotch reports the throughput max-load only (no --diffmaxima)");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
+  PhaseTimer phases(&outcome.phases);
   const Machine& machine = workload.machine;
   const int k = machine.maxFpgas;
   std::vector<int> deviceOfClass(workload.numClasses, -1);
@@ -220,32 +222,25 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
     std::vector<SCOTCH_Num> partOfVertex;
     if (k == 1) {
       partOfVertex.assign(input.classOfVertex.size(), 0);  // nothing to partition
-    } else if (std::string error = partition(input, k, options.seed, &partOfVertex); !error.empty()) {
-      outcome.status = SolveStatus::Error;
-      outcome.message = "scotch: " + error;
-      return outcome;
-    }
+    } else if (std::string error = partition(input, k, options.seed, &partOfVertex); !error.empty())
+      return baseline::refusal(SolveStatus::Error, "scotch: " + error);
     for (std::size_t v = 0; v < partOfVertex.size(); ++v) {
-      if (partOfVertex[v] < 0 || partOfVertex[v] >= k) {
-        outcome.status = SolveStatus::Error;
-        outcome.message = "scotch returned part " + std::to_string(partOfVertex[v]) +
-                          " outside 0.." + std::to_string(k - 1);
-        return outcome;
-      }
+      if (partOfVertex[v] < 0 || partOfVertex[v] >= k)
+        return baseline::refusal(SolveStatus::Error, "scotch returned part " + std::to_string(partOfVertex[v]) +
+                                                         " outside 0.." + std::to_string(k - 1));
       deviceOfClass[input.classOfVertex[v]] = static_cast<int>(partOfVertex[v]);
     }
   }
+  phases.end("partition");
   if (onCpuFirst > 0)
     notes += "; " + std::to_string(onCpuFirst) +
              " classes that fit no accelerator placed on CPU core 0";
 
   std::string failure;
   const int moved = repairMemory(workload, totals, &deviceOfClass, &failure);
-  if (moved < 0) {
-    outcome.status = SolveStatus::NoSolution;
-    outcome.message = failure;
-    return outcome;
-  }
+  if (moved < 0)
+    return baseline::refusal(SolveStatus::NoSolution, failure);
+  phases.end("memory repair");
   if (moved > 0)
     notes += "; memory repair moved " + std::to_string(moved) +
              " classes off over-full accelerators";
@@ -256,9 +251,9 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
   placement.deviceOf.resize(workload.numNodes());
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
     placement.deviceOf[v] = deviceOfClass[workload.classOf[v]];
-  outcome.objective = baseline::maxOf(baseline::deviceLoads(workload, placement));
+  outcome.objective = objective::maxOf(objective::deviceLoads(workload, placement));
   outcome.placement = std::move(placement);
-  outcome.lowerBound = trivialThroughputLowerBound(workload);
+  outcome.lowerBound = objective::throughputLowerBound(workload, totals);
   outcome.status = SolveStatus::Feasible;
   outcome.message = notes;
   return outcome;

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
-#include "io/json_input.hpp"
+#include "baselines/common.hpp"
+#include "objective/class_totals.hpp"
+#include "objective/latency.hpp"
+#include "objective/loads.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -16,21 +20,22 @@ Placement allOn(const Workload& w, int device) {
   return p;
 }
 
-SolveOutcome infeasible(std::string why) {
-  SolveOutcome outcome;
-  outcome.status = SolveStatus::Infeasible;
-  outcome.message = std::move(why);
-  return outcome;
+/// The objective of a plan that the trivial methods build (DESIGN §3, §5):
+/// one device, or every CPU node on its own core, so one piece at most.
+double objectiveOf(const Workload& w, const Placement& p, const SolveOptions& options) {
+  if (options.objective == Objective::Throughput) return objective::throughputObjective(w, p, options.diffMaxima);
+  return objective::latencyOf(w, p, 1).value();
 }
+
+SolveOutcome infeasible(std::string why) { return baseline::refusal(SolveStatus::Infeasible, std::move(why)); }
 
 }  // namespace
 
-SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions&) {
+SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions& options) {
   if (w.machine.maxFpgas == 0) return infeasible("the machine has no accelerator (maxFPGAs is 0)");
-  double work = 0, memory = 0;
+  double memory = 0;
   std::vector<NodeIndex> unsupported;
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-    work += w.nodes[v].fpgaLatency;
     memory += w.nodes[v].size;
     if (!w.nodes[v].supportedOnFpga) unsupported.push_back(v);
   }
@@ -38,16 +43,15 @@ SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions&) {
     return infeasible("node " + std::to_string(w.nodes[unsupported[0]].id) +
                       (unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "") +
                       " cannot run on an accelerator");
-  if (memory > w.machine.maxSizePerFpga * (1 + 1e-12))
-    return infeasible("the whole graph needs " + json_input::formatNumber(memory) +
-                      " bytes, one accelerator holds " +
-                      json_input::formatNumber(w.machine.maxSizePerFpga));
+  if (!objective::fitsMemory(memory, w.machine))
+    return infeasible("the whole graph needs " + formatShortest(memory) + " bytes, one accelerator holds " +
+                      formatShortest(w.machine.maxSizePerFpga));
   SolveOutcome outcome;
   outcome.status = SolveStatus::Feasible;
   outcome.placement = allOn(w, 0);
   // One device: no edge crosses a boundary, and the latency model runs the
   // whole graph as one subgraph with no communication.
-  outcome.objective = work;
+  outcome.objective = objectiveOf(w, *outcome.placement, options);
   return outcome;
 }
 
@@ -57,35 +61,17 @@ SolveOutcome solveSingleCpu(const Workload& w, const SolveOptions& options) {
   SolveOutcome outcome;
   outcome.status = SolveStatus::Feasible;
   outcome.placement = allOn(w, w.machine.maxFpgas);
-  if (options.objective == Objective::Throughput) {
-    for (const Node& node : w.nodes) outcome.objective += node.cpuLatency;
-  } else {
-    // Latency: CPU nodes run on as many cores as they need, so the critical path.
-    std::vector<double> finish(w.numNodes(), 0);
-    for (NodeIndex v : w.topologicalOrder) {
-      double start = 0;
-      for (NodeIndex u : w.predecessors(v)) start = std::max(start, finish[u]);
-      finish[v] = start + w.nodes[v].cpuLatency;
-      outcome.objective = std::max(outcome.objective, finish[v]);
-    }
-  }
+  // Latency: CPU nodes run on as many cores as they need, so the critical path.
+  outcome.objective = objectiveOf(w, *outcome.placement, options);
   return outcome;
 }
 
 SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
-  SolveOutcome outcome;
-  if (options.expertPlanPath.empty()) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = "method 'expert' needs --plan FILE (a split written by hand)";
-    return outcome;
-  }
+  if (options.expertPlanPath.empty())
+    return baseline::refusal(SolveStatus::InvalidInput, "method 'expert' needs --plan FILE (a split written by hand)");
   std::string error;
   auto file = loadPlan(options.expertPlanPath, &error);
-  if (!file) {
-    outcome.status = SolveStatus::InvalidInput;
-    outcome.message = error;
-    return outcome;
-  }
+  if (!file) return baseline::refusal(SolveStatus::InvalidInput, error);
   std::vector<std::string> problems;
   Placement placement = resolvePlan(w, *file, &problems);
   EvaluateOptions evalOptions = evaluateOptionsFor(options);
@@ -96,6 +82,7 @@ SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
     for (const auto& p : problems) why += "; " + p;
     return infeasible(why);
   }
+  SolveOutcome outcome;
   outcome.status = SolveStatus::Feasible;
   outcome.placement = std::move(placement);
   outcome.objective = evaluation.objective;  // the method *is* an evaluation

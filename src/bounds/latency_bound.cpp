@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "objective/class_totals.hpp"
+
 namespace dnnplace {
 
 LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<char>& acceleratorAllowed,
@@ -45,7 +47,6 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
 
   // 2. The split path: cost[i][r] = least time until path node i finishes
   // with r accelerator runs so far, node i on a CPU core (cpu) or ending a run (run).
-  const double memory = workload.machine.maxSizePerFpga * (1 + 1e-12);
   const int maxRuns = static_cast<int>(std::min<std::int64_t>(
       n, static_cast<std::int64_t>(std::max(0, workload.machine.maxFpgas)) * std::max(1, q)));
   const int width = maxRuns + 1;
@@ -54,8 +55,7 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
   auto at = [&](std::vector<double>& table, int i, int r) -> double& {
     return table[static_cast<std::size_t>(i) * width + r];
   };
-  std::vector<double> classSize(workload.numClasses, 0);
-  for (NodeIndex v = 0; v < numNodes; ++v) classSize[workload.classOf[v]] += workload.nodes[v].size;
+  const std::vector<double> classSize = objective::ClassTotals(workload).size;
   std::vector<int> counted(workload.numClasses, -1);  // == i: the class is in the run ending at i
   for (int i = 0; i < n; ++i) {
     if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
@@ -82,7 +82,7 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
         counted[c] = i;
         size += classSize[c];
       }
-      if (size > memory) break;
+      if (!objective::fitsMemory(size, workload.machine)) break;
       compute += workload.nodes[u].fpgaLatency;
       for (int r = 1; r <= maxRuns; ++r) {
         double before;

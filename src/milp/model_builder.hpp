@@ -1,0 +1,75 @@
+#pragma once
+/// A small linear-model builder on top of OsiClp, and the guard that keeps
+/// CLP and CBC objects alive after an allocation failed inside them.
+
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+class OsiClpSolverInterface;
+
+namespace dnnplace::milp {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+/// CLP and CBC are not exception-safe: when an allocation fails inside one
+/// of their calls, the object can be left with a pointer already freed, and
+/// its destructor then frees it again (seen by failing operator new in turn:
+/// ~CoinIndexedVector inside ~ClpSimplex, from ~CbcModel). Such an object is
+/// leaked instead of destroyed, so the caller gets "ran out of memory", not a
+/// crash.
+template <class T, class Call>
+decltype(auto) leakingOnThrow(std::unique_ptr<T>& object, Call&& call) {
+  try {
+    return std::forward<Call>(call)();
+  } catch (...) {
+    (void)object.release();
+    throw;
+  }
+}
+
+/// A linear expression: Σ coefficient · column + constant.
+struct Linear {
+  std::vector<std::pair<int, double>> terms;
+  double constant = 0;
+  Linear& add(int column, double coefficient) {
+    if (column >= 0 && coefficient != 0) terms.emplace_back(column, coefficient);
+    return *this;
+  }
+  Linear& add(const Linear& other, double factor) {
+    for (const auto& [column, coefficient] : other.terms) add(column, coefficient * factor);
+    constant += other.constant * factor;
+    return *this;
+  }
+  bool isZero() const { return terms.empty() && constant == 0; }
+};
+
+/// Collects named columns and rows, then builds the OsiClp model in one piece.
+class ModelBuilder {
+ public:
+  int addColumn(std::string name, double lower, double upper, double objective, bool integer);
+  /// lower ≤ expr ≤ upper; rows without variables are dropped (callers only
+  /// build those when they hold trivially).
+  void addRow(std::string name, const Linear& expr, double lower, double upper);
+  int numColumns() const { return static_cast<int>(lower_.size()); }
+  int numRows() const { return static_cast<int>(rowNames_.size()); }
+  bool isInteger(int column) const { return integer_[column]; }
+  std::unique_ptr<OsiClpSolverInterface> build() const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<double> lower_, upper_, objective_;
+  std::vector<char> integer_;
+  std::vector<int> rowStart_{0}, rowColumns_;  ///< rows in CSR form
+  std::vector<double> rowValues_;
+  std::vector<std::string> rowNames_;
+  std::vector<double> rowLower_, rowUpper_;
+};
+
+/// A row or column name: prefix_i_j_...
+std::string name(const char* prefix, std::initializer_list<long> indices);
+
+}  // namespace dnnplace::milp

@@ -1,0 +1,71 @@
+#include "objective/loads.hpp"
+
+#include <algorithm>
+
+namespace dnnplace::objective {
+
+namespace {
+
+/// Calls pay(d, v) for the compute of every node v on its device d, then
+/// charge(d, u) for every accelerator d that pays u's communication cost.
+template <class Compute, class Charge>
+void forEachLoadTerm(const Workload& workload, const Placement& placement, Compute&& compute,
+                     Charge&& charge) {
+  for (NodeIndex v = 0; v < workload.numNodes(); ++v) compute(placement.deviceOf[v], v);
+  std::vector<int> seenOn(placement.numDevices(), -1);  // last u that paid on d
+  for (NodeIndex u = 0; u < workload.numNodes(); ++u) {
+    if (workload.outCost[u] == 0) continue;
+    const int du = placement.deviceOf[u];
+    for (NodeIndex w : workload.successors(u)) {
+      const int dw = placement.deviceOf[w];
+      if (dw == du) continue;
+      // The edge crosses: both endpoint devices pay u once (accelerators only).
+      for (int d : {du, dw})
+        if (placement.isAccelerator(d) && seenOn[d] != u) {
+          seenOn[d] = u;
+          charge(d, u);
+        }
+    }
+  }
+}
+
+double computeOn(const Workload& workload, const Placement& placement, int d, NodeIndex v) {
+  return placement.isAccelerator(d) ? workload.nodes[v].fpgaLatency : workload.nodes[v].cpuLatency;
+}
+
+}  // namespace
+
+std::vector<double> deviceLoads(const Workload& workload, const Placement& placement) {
+  std::vector<double> load(placement.numDevices(), 0);
+  forEachLoadTerm(
+      workload, placement, [&](int d, NodeIndex v) { load[d] += computeOn(workload, placement, d, v); },
+      [&](int d, NodeIndex u) { load[d] += workload.outCost[u]; });
+  return load;
+}
+
+DirectionLoads directionLoads(const Workload& workload, const Placement& placement) {
+  DirectionLoads loads;
+  loads.forward.assign(placement.numDevices(), 0);
+  loads.backward.assign(placement.numDevices(), 0);
+  auto side = [&](NodeIndex v) -> std::vector<double>& {
+    return workload.nodes[v].isBackward ? loads.backward : loads.forward;
+  };
+  forEachLoadTerm(
+      workload, placement, [&](int d, NodeIndex v) { side(v)[d] += computeOn(workload, placement, d, v); },
+      [&](int d, NodeIndex u) { side(u)[d] += workload.outCost[u]; });
+  return loads;
+}
+
+double maxOf(const std::vector<double>& values) {
+  double best = 0;
+  for (double x : values) best = std::max(best, x);
+  return best;
+}
+
+double throughputObjective(const Workload& workload, const Placement& placement, bool diffMaxima) {
+  if (!diffMaxima) return maxOf(deviceLoads(workload, placement));
+  const DirectionLoads loads = directionLoads(workload, placement);
+  return maxOf(loads.forward) + maxOf(loads.backward);
+}
+
+}  // namespace dnnplace::objective

@@ -1,0 +1,32 @@
+#pragma once
+/// The throughput objective of DESIGN §3 for a complete placement, the
+/// solver side's one copy (the evaluator keeps an independent one).
+///
+/// A device's load is the latency of its nodes on its kind of device, plus,
+/// on an accelerator, cost(u) once for every node u with an edge (u, w)
+/// where exactly one of u, w is on it. CPU cores pay no communication.
+
+#include <vector>
+
+#include "dnnplace/plan.hpp"
+#include "dnnplace/workload.hpp"
+
+namespace dnnplace::objective {
+
+/// Per device: its load.
+std::vector<double> deviceLoads(const Workload& workload, const Placement& placement);
+
+/// Per device: its load split into forward and backward nodes' shares (a
+/// communication cost counts on the side of the node that sends it).
+struct DirectionLoads {
+  std::vector<double> forward, backward;
+};
+DirectionLoads directionLoads(const Workload& workload, const Placement& placement);
+
+/// The largest value (0 for none).
+double maxOf(const std::vector<double>& values);
+
+/// Max-load, or with `diffMaxima` max forward load + max backward load.
+double throughputObjective(const Workload& workload, const Placement& placement, bool diffMaxima);
+
+}  // namespace dnnplace::objective

@@ -1,0 +1,95 @@
+#include "solve/warm_start.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "baselines/common.hpp"
+#include "baselines/greedy.hpp"
+#include "baselines/local_search.hpp"
+#include "baselines/scotch.hpp"
+#include "baselines/trivial.hpp"
+#include "dp/dp.hpp"
+
+namespace dnnplace {
+
+namespace {
+
+struct PortfolioMethod {
+  const char* name;
+  SolverFunction run;
+  double share;  ///< of the time limit
+};
+
+/// Cheaper methods whose best plan warm-starts the integer program.
+std::vector<PortfolioMethod> portfolioFor(const SolveOptions& options) {
+  // Shares of the time limit. The DP optimum is the strongest start and
+  // sometimes needs a while on the paper's largest graphs, so it gets the most.
+  if (options.objective == Objective::Latency)
+    return {{"greedy", solveLatencyGreedy, 0.05},
+            {"single", solveSingleAccelerator, 0.02},
+            {"cpu", solveSingleCpu, 0.02},
+            {"dp", solveDp, 0.4}};
+  return {{"scotch", solveScotch, 0.05},
+          {"single", solveSingleAccelerator, 0.02},
+          {"cpu", solveSingleCpu, 0.02},
+          {"local-search", solveLocalSearch, 0.1},
+          {"dp", solveDp, 0.7}};
+}
+
+/// The method's outcome; a failed allocation or any exception inside it
+/// (CBC's CoinError is not a std::exception) only skips the method.
+std::optional<SolveOutcome> runGuarded(const PortfolioMethod& method, const Workload& workload,
+                                       const SolveOptions& options) {
+  try {
+    return method.run(workload, options);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::exception&) {
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<WarmStart> warmStartPortfolio(const Workload& workload, const SolveOptions& options) {
+  std::vector<WarmStart> starts;
+  for (const PortfolioMethod& method : portfolioFor(options)) {
+    if (options.interrupt && options.interrupt->load()) break;
+    SolveOptions sub = options;
+    sub.timeLimitSeconds = std::max(0.2, options.timeLimitSeconds * method.share);
+    sub.progress = nullptr;
+    sub.writeModelPath.clear();
+    // Local search is cheap per restart: use the time it is given.
+    if (std::string(method.name) == "local-search") sub.restarts = std::max(options.restarts, 1000);
+    std::optional<SolveOutcome> outcome = runGuarded(method, workload, sub);
+    if (!outcome || !outcome->placement ||
+        (outcome->status != SolveStatus::Optimal && outcome->status != SolveStatus::Feasible))
+      continue;
+    starts.push_back({std::move(*outcome->placement), method.name});
+  }
+  return starts;
+}
+
+SolveOutcome solveMilpWarmStarted(const Workload& workload, const SolveOptions& options) {
+  // The model needs no more columns than classes per device type.
+  return baseline::onAtMostOneDevicePerClass(workload, [&](const Workload& on) {
+    MilpInput input;  // the time limit counts from here
+    if (auto refusal = milpRefusal(on, options)) return *refusal;
+    input.warmStarts = warmStartPortfolio(on, options);
+    const double warmSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - input.began).count();
+    SolveOutcome outcome = solveMilp(on, options, input);
+    outcome.phases.insert(outcome.phases.begin(), PhaseTime{"warm start", warmSeconds});
+    return outcome;
+  });
+}
+
+SolveOutcome solveMilp(const Workload& workload, const SolveOptions& options) {
+  return solveMilpWarmStarted(workload, options);
+}
+
+}  // namespace dnnplace

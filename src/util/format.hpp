@@ -1,0 +1,20 @@
+#pragma once
+/// Number formats of messages. Each has its own job; they are not
+/// interchangeable (messages and tests quote their output).
+
+#include <string>
+
+namespace dnnplace {
+
+/// Shortest text that reads back as the same double ("NaN", "Infinity",
+/// "-Infinity" for those): for quoting input values exactly.
+std::string formatShortest(double value);
+
+/// Ten significant digits (printf's %.10g): objective values in progress
+/// lines and notes.
+std::string formatTenDigits(double value);
+
+/// A memory size for people: "1.5 GB", "12.0 MB", "512 bytes".
+std::string formatBytes(double bytes);
+
+}  // namespace dnnplace

@@ -38,14 +38,17 @@ int afterOutput(int code) {
   return code;
 }
 
-int exitCodeFor(SolveStatus status) {
-  switch (status) {
+int exitCodeFor(const SolveOutcome& outcome) {
+  switch (outcome.call) {
+    case CallStatus::Ok: break;
+    case CallStatus::InvalidInput: return kInvalid;
+    case CallStatus::InternalError: return kInternal;
+  }
+  switch (outcome.status) {
     case SolveStatus::Optimal:
     case SolveStatus::Feasible: return kOk;
     case SolveStatus::Infeasible: return kInfeasible;
-    case SolveStatus::NoSolution: return kLimit;
-    case SolveStatus::InvalidInput: return kInvalid;
-    case SolveStatus::Error: return kInternal;
+    case SolveStatus::NoPlan: return kLimit;
   }
   return kInternal;
 }
@@ -95,10 +98,10 @@ int runSolve(SolveArgs& args, OptionSet given) {
   const SolveOutcome outcome = solve(*workload, args.method, args.options);
   clearProgress(args.quiet);
   // A plan the re-check rejected is never written, not even with its status.
-  if (outcome.status == SolveStatus::Error) return fail(args.method + ": " + outcome.message, kInternal);
+  if (outcome.call == CallStatus::InternalError) return fail(args.method + ": " + outcome.message, kInternal);
   if (!outcome.placement) {
-    const std::string why = outcome.message.empty() ? statusName(outcome.status) : outcome.message;
-    return fail(args.method + ": " + why, exitCodeFor(outcome.status));
+    const std::string why = outcome.message.empty() ? resultName(outcome) : outcome.message;
+    return fail(args.method + ": " + why, exitCodeFor(outcome));
   }
   phases.insert(phases.end(), outcome.phases.begin(), outcome.phases.end());
   const EvaluateOptions evaluated = evaluateOptionsFor(args.options);
@@ -107,7 +110,7 @@ int runSolve(SolveArgs& args, OptionSet given) {
     return fail(error);
   if (!args.quiet) std::cerr << outcomeSummary(*workload, outcome, evaluated);
   if (args.verbose) std::cerr << phasesLine(phases);
-  return exitCodeFor(outcome.status);
+  return exitCodeFor(outcome);
 }
 
 int runEvaluate(const EvaluateArgs& args, OptionSet given) {
@@ -161,7 +164,7 @@ int runCompare(CompareArgs& args, OptionSet given) {
   std::cout << formatComparison(rows, args.format);
   // Infeasible or limited rows are results; an internal error is a bug.
   for (const auto& row : rows)
-    if (row.outcome.status == SolveStatus::Error)
+    if (row.outcome.call == CallStatus::InternalError)
       return fail("compare: " + row.outcome.method + " on " + row.workload + ": " + row.outcome.message, kInternal);
   return kOk;
 }

@@ -111,7 +111,7 @@ SolveOutcome solveFailingAllocation(const Workload& w, const std::string& method
 }
 
 void expectOutOfMemory(const SolveOutcome& outcome) {
-  EXPECT_EQ(outcome.status, SolveStatus::NoSolution) << outcome.message;
+  EXPECT_EQ(outcome.status, SolveStatus::NoPlan) << outcome.message;
   EXPECT_EQ(outcome.message, "ran out of memory");
   EXPECT_FALSE(outcome.placement);
 }
@@ -232,7 +232,7 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
                      (objective == Objective::Latency ? " latency" : " throughput"));
         std::int64_t total = 0;
         const SolveOutcome healthy = solveFailingAllocation(w, method.name, options, 0, &total);
-        if (healthy.status == SolveStatus::InvalidInput) continue;  // objective not offered
+        if (healthy.call == CallStatus::InvalidInput) continue;  // objective not offered
         ASSERT_TRUE(healthy.placement) << healthy.message;
         const std::int64_t stride = total / (milp ? 15 : 60) + 1;
         for (std::int64_t k = 1; k <= total; k += stride) {

@@ -48,7 +48,7 @@ Workload chain(const std::vector<double>& sizes, const std::vector<bool>& suppor
 
 void expectFeasible(const SolveOutcome& outcome) {
   ASSERT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::Optimal)
-      << statusName(outcome.status) << ": " << outcome.message;
+      << resultName(outcome) << ": " << outcome.message;
   ASSERT_TRUE(outcome.evaluation.feasible);
   for (const auto& device : outcome.evaluation.devices) {
     if (device.accelerator) {
@@ -190,7 +190,7 @@ TEST(LatencyGreedy, LowerBoundNeverExceedsTheBruteForceOptimum) {
 
 TEST(LatencyGreedy, RejectsTheThroughputObjectiveAndUsesACpuWhateverMaxCpus) {
   const Workload workload = chain({4, 4}, {true, true}, 10, 1, 0);
-  EXPECT_EQ(solveLatencyGreedy(workload, SolveOptions{}).status, SolveStatus::InvalidInput);
+  EXPECT_EQ(solveLatencyGreedy(workload, SolveOptions{}).call, CallStatus::InvalidInput);
   // One accelerator holds one 6-byte node; the other runs on a CPU core,
   // though maxCPUs is 0: for latency it is ignored (DESIGN §5).
   // Latency: node 1 and its output 1 + 0.5, then node 2 on the CPU 10.

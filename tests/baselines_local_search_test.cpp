@@ -100,7 +100,7 @@ TEST(LocalSearch, GeneratedWorkloadsFeasibleAndAgreeWithEvaluator) {
   for (const Workload& workload : workloads) {
     const SolveOutcome outcome = solve(workload, "local-search", quickOptions());
     ASSERT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::Optimal)
-        << statusName(outcome.status) << ": " << outcome.message;
+        << resultName(outcome) << ": " << outcome.message;
     EXPECT_TRUE(outcome.evaluation.feasible);
     EXPECT_LE(outcome.lowerBound, outcome.objective * (1 + 1e-9));
     // Never worse than all-on-one-accelerator, which is one of its candidates' neighbours.
@@ -256,13 +256,13 @@ TEST(LocalSearch, EmptyGraphAndNoAccelerators) {
 TEST(LocalSearch, RejectsAnInfeasibleStartAndBadOptions) {
   const Workload workload = randomTinyWorkload(3, 5, Machine{1, 2, 1}, false);
   Placement start = allOn(workload, 0);  // sizes exceed 1 byte together
-  EXPECT_EQ(localSearchFrom(workload, start, quickOptions()).status, SolveStatus::InvalidInput);
+  EXPECT_EQ(localSearchFrom(workload, start, quickOptions()).call, CallStatus::InvalidInput);
   SolveOptions options = quickOptions();
   options.restarts = 0;
-  EXPECT_EQ(solve(workload, "local-search", options).status, SolveStatus::InvalidInput);
+  EXPECT_EQ(solve(workload, "local-search", options).call, CallStatus::InvalidInput);
   options = quickOptions();
   options.diffMaxima = true;
-  EXPECT_EQ(solve(workload, "local-search", options).status, SolveStatus::InvalidInput);
+  EXPECT_EQ(solve(workload, "local-search", options).call, CallStatus::InvalidInput);
 }
 
 TEST(LocalSearch, InterruptStillReturnsAFeasiblePlan) {

@@ -28,7 +28,7 @@ TEST(Scotch, GeneratedWorkloadsFeasibleAndAgreeWithEvaluator) {
   ASSERT_EQ(workloads.size(), 8u);
   for (const Workload& workload : workloads) {
     const SolveOutcome outcome = solve(workload, "scotch", SolveOptions{});
-    ASSERT_TRUE(hasPlan(outcome)) << statusName(outcome.status) << ": " << outcome.message;
+    ASSERT_TRUE(hasPlan(outcome)) << resultName(outcome) << ": " << outcome.message;
     EXPECT_TRUE(outcome.evaluation.feasible);
     // A partition into k parts: more than one accelerator used on these graphs.
     std::set<int> accelerators;
@@ -91,7 +91,7 @@ TEST(Scotch, RepairsAPartitionThatOverflowsMemory) {
       {"sourceId": 2, "destId": 3, "cost": 0.01}
     ]})");
   const SolveOutcome outcome = solve(workload, "scotch", SolveOptions{});
-  ASSERT_TRUE(hasPlan(outcome)) << statusName(outcome.status) << ": " << outcome.message;
+  ASSERT_TRUE(hasPlan(outcome)) << resultName(outcome) << ": " << outcome.message;
   EXPECT_TRUE(outcome.evaluation.feasible);
   EXPECT_NE(outcome.placement->deviceOf[0], outcome.placement->deviceOf[1]);
   EXPECT_NE(outcome.message.find("memory repair moved 1 classes"), std::string::npos) << outcome.message;
@@ -110,7 +110,7 @@ TEST(Scotch, ReportsWhatCannotBePlaced) {
       << outcome.message;
   SolveOptions diff;
   diff.diffMaxima = true;
-  EXPECT_EQ(solve(workload, "scotch", diff).status, SolveStatus::InvalidInput);
+  EXPECT_EQ(solve(workload, "scotch", diff).call, CallStatus::InvalidInput);
 }
 
 // Every paper throughput workload gets a feasible, evaluator-checked plan.
@@ -119,7 +119,7 @@ TEST(Scotch, SharedThroughputWorkloadsFeasible) {
   const int checked = testing::forEachExpectedWorkload(
       shared, "throughput.json", nullptr, [](const std::string&, const nlohmann::json&, const Workload& workload) {
         const SolveOutcome outcome = solve(workload, "scotch", SolveOptions{});
-        EXPECT_TRUE(hasPlan(outcome)) << statusName(outcome.status) << ": " << outcome.message;
+        EXPECT_TRUE(hasPlan(outcome)) << resultName(outcome) << ": " << outcome.message;
       });
   EXPECT_EQ(checked, 15);
 }

@@ -82,7 +82,7 @@ TEST(Compare, RatiosAreRelativeToTheBestPlanOfEachWorkload) {
     EXPECT_EQ(rows[4 * w].devicesUsed, 1);      // cpu
     EXPECT_EQ(rows[4 * w + 1].devicesUsed, 1);  // single
     EXPECT_GE(rows[4 * w + 2].devicesUsed, 1);
-    EXPECT_EQ(rows[4 * w + 3].outcome.status, SolveStatus::InvalidInput);
+    EXPECT_EQ(rows[4 * w + 3].outcome.call, CallStatus::InvalidInput);
     EXPECT_EQ(rows[4 * w + 3].ratioToBest, 0);
   }
 }
@@ -239,7 +239,7 @@ TEST(Compare, CsvQuotesFieldsWithCommas) {
   CompareRow row;
   row.workload = "a,b.json";
   row.outcome.method = "x";
-  row.outcome.status = SolveStatus::NoSolution;
+  row.outcome.status = SolveStatus::NoPlan;
   row.outcome.message = "said \"no\", twice";
   const auto csv = lines(formatComparison({row}, "csv"));
   ASSERT_EQ(csv.size(), 2u);

@@ -113,7 +113,7 @@ TEST(DpBehaviour, LimitsReturnTheBestSeedPlanAndSayWhichStopped) {
   options.memoryLimitBytes = 0;
   options.interrupt = &stop;
   outcome = solve(w, "dp", options);
-  EXPECT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::NoSolution);
+  EXPECT_TRUE(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::NoPlan);
   EXPECT_NE(outcome.message.find("interrupted"), std::string::npos) << outcome.message;
 }
 
@@ -236,7 +236,7 @@ TEST(DpBehaviour, LimitsStopAGraphTooWideToCount) {
   SolveOptions interrupted;
   interrupted.interrupt = &interrupt;
   const SolveOutcome stopped = solve(w, "dp", interrupted);
-  EXPECT_TRUE(stopped.status == SolveStatus::Feasible || stopped.status == SolveStatus::NoSolution)
+  EXPECT_TRUE(stopped.status == SolveStatus::Feasible || stopped.status == SolveStatus::NoPlan)
       << stopped.message;
   EXPECT_NE(stopped.message.find("interrupt"), std::string::npos) << stopped.message;
 }
@@ -246,7 +246,7 @@ TEST(DpBehaviour, DiffMaximaIsRefusedAndLatencyIsThePlansLatency) {
   SolveOptions options;
   options.diffMaxima = true;
   SolveOutcome outcome = solve(w, "dp", options);
-  EXPECT_EQ(outcome.status, SolveStatus::InvalidInput);
+  EXPECT_EQ(outcome.call, CallStatus::InvalidInput);
   EXPECT_EQ(outcome.message, "dp does not support --diffmaxima; use milp");
 
   SolveOptions latency;
@@ -270,7 +270,7 @@ TEST(DpBehaviour, LatencyOfATrainingPlanNamesTheSubgraphsItNeeds) {
   SolveOptions latency;
   latency.objective = Objective::Latency;
   const SolveOutcome refused = solve(w, "dp", latency);
-  EXPECT_EQ(refused.status, SolveStatus::InvalidInput);
+  EXPECT_EQ(refused.call, CallStatus::InvalidInput);
   EXPECT_FALSE(refused.placement);
   EXPECT_NE(refused.message.find("accelerator 0 runs 2 contiguous subgraphs, more than q = 1"), std::string::npos)
       << refused.message;
@@ -312,13 +312,13 @@ TEST(DpBehaviour, AnExceptionOutOfTheProgressCallbackIsAnErrorStatus) {
   SolveOptions options;
   options.progress = [](const std::string&) { throw std::runtime_error("progress sink closed"); };
   SolveOutcome outcome = solve(w, "dp", options);
-  EXPECT_EQ(outcome.status, SolveStatus::Error);
+  EXPECT_EQ(outcome.call, CallStatus::InternalError);
   EXPECT_EQ(outcome.message, "internal error: progress sink closed");
   EXPECT_FALSE(outcome.placement);
 
   options.progress = [](const std::string&) { throw 42; };
   outcome = solve(w, "dp", options);
-  EXPECT_EQ(outcome.status, SolveStatus::Error);
+  EXPECT_EQ(outcome.call, CallStatus::InternalError);
   EXPECT_EQ(outcome.message, "internal error: an exception that is not a std::exception");
   EXPECT_FALSE(outcome.placement);
   EXPECT_EQ(outcome.method, "dp");

@@ -613,7 +613,7 @@ TEST(MilpOptions, TimeLimitReturnsAPlanWithAnHonestBound) {
   options.timeLimitSeconds = 2;
   const SolveOutcome outcome = solve(w, "milp", options);
   ASSERT_TRUE(outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible)
-      << statusName(outcome.status) << ": " << outcome.message;
+      << resultName(outcome) << ": " << outcome.message;
   EXPECT_LE(outcome.lowerBound, outcome.objective);
   EXPECT_GE(outcome.lowerBound, trivialThroughputLowerBound(w) * (1 - 1e-9));
   EXPECT_LT(outcome.seconds, 15);
@@ -633,7 +633,7 @@ TEST(MilpOptions, InterruptReturnsTheIncumbent) {
   const SolveOutcome outcome = solve(w, "milp", options);
   stopper.join();
   ASSERT_TRUE(outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible)
-      << statusName(outcome.status) << ": " << outcome.message;
+      << resultName(outcome) << ": " << outcome.message;
   EXPECT_LT(outcome.seconds, 60);
   EXPECT_LE(outcome.lowerBound, outcome.objective);
 }
@@ -682,7 +682,7 @@ TEST(MilpOptions, RejectsAnUnknownModelExtension) {
   SolveOptions options = exactOptions();
   options.writeModelPath = testing::tempPath(".txt").string();
   const SolveOutcome outcome = solve(w, "milp", options);
-  EXPECT_EQ(outcome.status, SolveStatus::InvalidInput);
+  EXPECT_EQ(outcome.call, CallStatus::InvalidInput);
   EXPECT_NE(outcome.message.find(".lp or .mps"), std::string::npos) << outcome.message;
 }
 

@@ -71,7 +71,7 @@ TEST(SharedWorkloads, ExpertMethodNeedsAPlanOfTheSameGraph) {
   DNNPLACE_REQUIRE_SHARED(shared);
   const Workload w = load(shared / "workloads" / "throughput/LayerGraphs/bert24_inference.json");
   const SolveOutcome noPlan = solve(w, "expert", {});
-  EXPECT_EQ(noPlan.status, SolveStatus::InvalidInput);
+  EXPECT_EQ(noPlan.call, CallStatus::InvalidInput);
   EXPECT_NE(noPlan.message.find("--plan"), std::string::npos) << noPlan.message;
   // GNMT's split names nodes BERT does not have.
   SolveOptions wrongPlan;

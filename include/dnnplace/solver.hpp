@@ -19,15 +19,34 @@
 
 namespace dnnplace {
 
-enum class SolveStatus {
-  Optimal,       ///< proven optimal for the method's problem
-  Feasible,      ///< a plan, optimality not proven (heuristic, gap, time limit)
-  Infeasible,    ///< proven: no feasible placement (message says why)
-  NoSolution,    ///< a limit stopped the work before any feasible plan
-  InvalidInput,  ///< the method cannot run on this input/options (message says why)
-  Error,         ///< internal failure, e.g. the evaluator rejected the plan
+/// Did the call work? Apart from what the solve concluded (SolveStatus).
+enum class CallStatus {
+  Ok,             ///< the method ran; `status` says what it concluded
+  InvalidInput,   ///< the method cannot run on this input or these options (message says why)
+  InternalError,  ///< a bug, e.g. the evaluator rejected the method's plan (message says what)
 };
-const char* statusName(SolveStatus status);
+
+/// What the solve concluded (meaningful when the call is Ok).
+enum class SolveStatus {
+  Optimal,     ///< proven optimal for the method's problem
+  Feasible,    ///< a plan, optimality not proven (heuristic, gap, a limit)
+  Infeasible,  ///< proven: no feasible placement (message says why)
+  NoPlan,      ///< the work stopped (see StopReason) before any feasible plan
+};
+
+/// What stopped the work before it ended by itself.
+enum class StopReason {
+  None,         ///< it ran to its end
+  TimeLimit,    ///< --time-limit
+  IdealLimit,   ///< --max-ideals (DP)
+  MemoryLimit,  ///< --memory-limit
+  Interrupt,    ///< Ctrl-C (SolveOptions::interrupt)
+  OutOfMemory,  ///< an allocation failed
+};
+
+const char* callStatusName(CallStatus status);  ///< "ok", "invalid_input", "error"
+const char* statusName(SolveStatus status);     ///< "optimal", "feasible", "infeasible", "no_solution"
+const char* stopReasonName(StopReason reason);  ///< "none", "time_limit", "ideal_limit", ...
 
 enum class Contiguity { None, Convex };
 
@@ -77,7 +96,9 @@ auto timePhase(std::vector<PhaseTime>* phases, std::string name, Step&& step) {
 
 struct SolveOutcome {
   std::string method;
-  SolveStatus status = SolveStatus::Error;
+  CallStatus call = CallStatus::Ok;
+  SolveStatus status = SolveStatus::NoPlan;
+  StopReason stop = StopReason::None;
   std::optional<Placement> placement;
   double objective = 0;    ///< as the evaluator recomputes it
   double lowerBound = 0;   ///< proven bound on the method's problem (0 if none)
@@ -86,7 +107,18 @@ struct SolveOutcome {
   std::string message;     ///< why infeasible / no solution / error; notes otherwise
   Evaluation evaluation;   ///< the evaluator's verdict on `placement`
   std::vector<PhaseTime> phases;  ///< the method's phases, then "verify" (solve() adds it)
+
+  bool ok() const { return call == CallStatus::Ok; }
+  /// A feasible plan came back (Optimal or Feasible).
+  bool found() const { return ok() && (status == SolveStatus::Optimal || status == SolveStatus::Feasible); }
 };
+
+/// The one word reports print for an outcome: the call status when the call
+/// failed ("invalid_input", "error"), else what the solve concluded.
+const char* resultName(const SolveOutcome& outcome);
+
+/// An outcome that says the call could not run (InvalidInput) or failed (InternalError).
+SolveOutcome failedCall(CallStatus call, std::string message);
 
 using SolverFunction = SolveOutcome (*)(const Workload&, const SolveOptions&);
 

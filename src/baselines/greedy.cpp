@@ -78,11 +78,11 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   SolveOutcome outcome;
   if (options.objective != Objective::Latency)
-    return baseline::refusal(SolveStatus::InvalidInput, "greedy optimizes the latency objective only");
+    return failedCall(CallStatus::InvalidInput, "greedy optimizes the latency objective only");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
   const Machine& machine = workload.machine;
-  PhaseTimer phases(&outcome.phases);
+  PhaseTimes phases(&outcome.phases);
 
   // 1. Inseparable blocks.
   int numBlocks = 0;
@@ -120,7 +120,7 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
       if (--indegree[c] == 0) ready.emplace(blockNodes[c].front(), c);
   }
   if (static_cast<int>(order.size()) != numBlocks)  // impossible: SCCs of a graph form a DAG
-    return baseline::refusal(SolveStatus::Error, "greedy: the block graph is cyclic");
+    return failedCall(CallStatus::InternalError, "greedy: the block graph is cyclic");
 
   phases.end("blocks");
 
@@ -143,7 +143,7 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
       openMemory = blockSize[b];
     } else {
       if (machine.maxCpus == 0)
-        return baseline::refusal(SolveStatus::NoSolution, "greedy: the accelerators' memory is used up and maxCPUs is 0");
+        return baseline::refusal(SolveStatus::NoPlan, "greedy: the accelerators' memory is used up and maxCPUs is 0");
       device = cpu;
       open = -1;  // a CPU block in between would make the accelerator non-convex
       ++blocksOnCpu;
@@ -154,7 +154,7 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   // Each accelerator holds one convex piece.
   const auto latency = objective::latencyOf(workload, placement, 1);
   if (!latency)  // impossible: runs of a topological order are convex
-    return baseline::refusal(SolveStatus::Error, "greedy: an accelerator's blocks are not one convex piece");
+    return failedCall(CallStatus::InternalError, "greedy: an accelerator's blocks are not one convex piece");
   outcome.objective = *latency;
   phases.end("fill");
   // The plan is linear-time; only its bound can be slow (long runs on long paths).

@@ -397,13 +397,13 @@ namespace {
 SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
   if (std::string why = unsupportedOptions(options); !why.empty())
-    return baseline::refusal(SolveStatus::InvalidInput, why);
+    return failedCall(CallStatus::InvalidInput, why);
   if (options.restarts < 1)
-    return baseline::refusal(SolveStatus::InvalidInput, "local-search needs --restarts of at least 1");
+    return failedCall(CallStatus::InvalidInput, "local-search needs --restarts of at least 1");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
 
-  PhaseTimer phases(&outcome.phases);
+  PhaseTimes phases(&outcome.phases);
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   std::mt19937_64 rng(options.seed);
   ClassMoveSearch search(workload, totals);
@@ -444,10 +444,16 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
                        formatTenDigits(bestLoad));
     }
   }
-  if (!found)
-    return baseline::refusal(SolveStatus::NoSolution,
-                             "local-search found no memory-feasible random start in " + std::to_string(failedStarts) +
-                                 " attempts (classes are too large for the accelerators' memory)");
+  const StopReason stop = !stoppedEarly            ? StopReason::None
+                          : deadline.interrupted() ? StopReason::Interrupt
+                                                   : StopReason::TimeLimit;
+  if (!found) {
+    SolveOutcome none = baseline::refusal(SolveStatus::NoPlan, "local-search found no memory-feasible random start in " +
+                                                                  std::to_string(failedStarts) +
+                                                                  " attempts (classes are too large for the accelerators' memory)");
+    none.stop = stop;
+    return none;
+  }
   std::string note = std::to_string(completed) + " of " + std::to_string(options.restarts) +
                      " restarts ran to a local optimum (descent and iterated local search)";
   if (stoppedEarly) note += " (stopped by the time limit or an interrupt)";
@@ -456,6 +462,7 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
   phases.end("restarts");
   SolveOutcome result = finish(workload, totals, best, note);
   result.phases = std::move(outcome.phases);
+  result.stop = stop;
   return result;
 }
 }  // namespace
@@ -468,14 +475,14 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
 SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
                              const SolveOptions& options) {
   if (std::string why = unsupportedOptions(options); !why.empty())
-    return baseline::refusal(SolveStatus::InvalidInput, why);
+    return failedCall(CallStatus::InvalidInput, why);
   const Machine& machine = workload.machine;
   if (start.numAccelerators != machine.maxFpgas || start.numCpus != machine.maxCpus ||
       start.deviceOf.size() != static_cast<std::size_t>(workload.numNodes()))
-    return baseline::refusal(SolveStatus::InvalidInput, "the start placement does not match the workload's machine or node count");
+    return failedCall(CallStatus::InvalidInput, "the start placement does not match the workload's machine or node count");
   const Evaluation check = evaluate(workload, start, EvaluateOptions{});
   if (!check.feasible)
-    return baseline::refusal(SolveStatus::InvalidInput, "the start placement is infeasible: " + check.violations.front());
+    return failedCall(CallStatus::InvalidInput, "the start placement is infeasible: " + check.violations.front());
   const ClassTotals totals(workload);
   std::vector<int> deviceOfClass(workload.numClasses);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)

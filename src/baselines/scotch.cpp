@@ -193,10 +193,10 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
 SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
   if (options.objective != Objective::Throughput || options.diffMaxima)
-    return baseline::refusal(SolveStatus::InvalidInput, "scotch reports the throughput max-load only (no --diffmaxima)");
+    return failedCall(CallStatus::InvalidInput, "scotch reports the throughput max-load only (no --diffmaxima)");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
-  PhaseTimer phases(&outcome.phases);
+  PhaseTimes phases(&outcome.phases);
   const Machine& machine = workload.machine;
   const int k = machine.maxFpgas;
   std::vector<int> deviceOfClass(workload.numClasses, -1);
@@ -223,10 +223,10 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
     if (k == 1) {
       partOfVertex.assign(input.classOfVertex.size(), 0);  // nothing to partition
     } else if (std::string error = partition(input, k, options.seed, &partOfVertex); !error.empty())
-      return baseline::refusal(SolveStatus::Error, "scotch: " + error);
+      return failedCall(CallStatus::InternalError, "scotch: " + error);
     for (std::size_t v = 0; v < partOfVertex.size(); ++v) {
       if (partOfVertex[v] < 0 || partOfVertex[v] >= k)
-        return baseline::refusal(SolveStatus::Error, "scotch returned part " + std::to_string(partOfVertex[v]) +
+        return failedCall(CallStatus::InternalError, "scotch returned part " + std::to_string(partOfVertex[v]) +
                                                          " outside 0.." + std::to_string(k - 1));
       deviceOfClass[input.classOfVertex[v]] = static_cast<int>(partOfVertex[v]);
     }
@@ -239,7 +239,7 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
   std::string failure;
   const int moved = repairMemory(workload, totals, &deviceOfClass, &failure);
   if (moved < 0)
-    return baseline::refusal(SolveStatus::NoSolution, failure);
+    return baseline::refusal(SolveStatus::NoPlan, failure);
   phases.end("memory repair");
   if (moved > 0)
     notes += "; memory repair moved " + std::to_string(moved) +

@@ -68,10 +68,10 @@ SolveOutcome solveSingleCpu(const Workload& w, const SolveOptions& options) {
 
 SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
   if (options.expertPlanPath.empty())
-    return baseline::refusal(SolveStatus::InvalidInput, "method 'expert' needs --plan FILE (a split written by hand)");
+    return failedCall(CallStatus::InvalidInput, "method 'expert' needs --plan FILE (a split written by hand)");
   std::string error;
   auto file = loadPlan(options.expertPlanPath, &error);
-  if (!file) return baseline::refusal(SolveStatus::InvalidInput, error);
+  if (!file) return failedCall(CallStatus::InvalidInput, error);
   std::vector<std::string> problems;
   Placement placement = resolvePlan(w, *file, &problems);
   EvaluateOptions evalOptions = evaluateOptionsFor(options);

@@ -7,7 +7,7 @@
 
 #include "dp/lattice_dp.hpp"
 #include "dp/messages.hpp"
-#include "dp/phases.hpp"
+#include "util/phase_timer.hpp"
 
 namespace dnnplace::dp {
 
@@ -39,6 +39,16 @@ Placement placementOf(const Workload& workload, const ContractedGraph& graph,
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
     placement.deviceOf[v] = deviceOfSuper[graph.superOf[v]];
   return placement;
+}
+
+StopReason stopReasonOf(ChainResult::Kind kind) {
+  switch (kind) {
+    case ChainResult::Kind::IdealLimit: return StopReason::IdealLimit;
+    case ChainResult::Kind::MemoryLimit: return StopReason::MemoryLimit;
+    case ChainResult::Kind::TimeLimit: return StopReason::TimeLimit;
+    case ChainResult::Kind::Interrupted: return StopReason::Interrupt;
+    default: return StopReason::None;
+  }
 }
 
 bool isLimit(ChainResult::Kind kind) {
@@ -137,8 +147,8 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
         std::chrono::duration<double>(std::max(0.0, options.threadStartSeconds)));
     if (options.progress) {
       dpLimits.progress = [&](const std::string& line) {
-        options.progress(line + (probe ? " (probing below " + formatNumber(target) + ")" : "") +
-                         (probing ? "" : ", best so far " + formatNumber(known)));
+        options.progress(line + (probe ? " (probing below " + formatTenDigits(target) + ")" : "") +
+                         (probing ? "" : ", best so far " + formatTenDigits(known)));
       };
     }
     ++result.rounds;
@@ -180,7 +190,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       // limit stops the next run), and the next run looks below it. (Each
       // such plan is 1% below the last; with K = 0 nothing is below.)
       known = optimum;
-      if (options.progress) options.progress("dp: found a plan of max-load " + formatNumber(known) + ", looking below it");
+      if (options.progress) options.progress("dp: found a plan of max-load " + formatTenDigits(known) + ", looking below it");
       continue;
     }
     result.kind = ChainResult::Kind::Found;

@@ -46,6 +46,8 @@ struct ChainResult {
 
 /// Whether a limit (ideals, memory, time, interrupt) stopped the solve.
 bool isLimit(ChainResult::Kind kind);
+/// The stop reason a limit kind reports (None for the others).
+StopReason stopReasonOf(ChainResult::Kind kind);
 
 /// The DP on one contracted graph. upperBound: a known plan's max-load
 /// (chains at or above it are not tracked; infinite: none known);

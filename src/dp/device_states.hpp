@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "preprocess/contraction.hpp"
+#include "util/deadline.hpp"
 
 namespace dnnplace::dp {
 
@@ -21,11 +22,6 @@ using Clock = std::chrono::steady_clock;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 /// Bounds are sums in another order than the values they bound: allow rounding.
 constexpr double kMargin = 1 - 1e-9;
-
-/// Whether the caller's interrupt is set or the deadline has passed.
-inline bool pastLimit(Clock::time_point deadline, const std::atomic<bool>* interrupt) {
-  return (interrupt && interrupt->load()) || Clock::now() > deadline;
-}
 
 /// Just above `bound`: a plan whose max-load is `bound`, summed in another
 /// order, stays below it despite rounding.

@@ -72,7 +72,7 @@
 #include "dp/device_states.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "dp/messages.hpp"
-#include "dp/phases.hpp"
+#include "util/phase_timer.hpp"
 #include "dp/seeds.hpp"
 #include "preprocess/contraction.hpp"
 
@@ -221,13 +221,14 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
 SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph, const SolveOptions& options,
                        const ChainResult& chain, const SeedPlan& seed) {
   SolveOutcome outcome;
+  outcome.stop = stopReasonOf(chain.kind);
   if (isLimit(chain.kind)) {
     // Whichever limit stopped the DP, the best plan known is returned (exit 4
     // is for a limit that left no plan at all): a good-enough run's plan if
     // one beat the seeds, else the best seed plan.
     const bool runFound = !chain.blocks.empty() && chain.objective < seed.objective;
     if (!runFound && !seed.placement) {
-      outcome.status = SolveStatus::NoSolution;
+      outcome.status = SolveStatus::NoPlan;
       outcome.message = limitMessage(chain, options);
       return outcome;
     }
@@ -242,7 +243,7 @@ SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph, c
     return outcome;
   }
   if (chain.kind == ChainResult::Kind::InternalError) {
-    outcome.status = SolveStatus::Error;
+    outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: the DP could not recover its plan";
     return outcome;
   }
@@ -285,7 +286,7 @@ SolveOutcome withLatency(const Workload& workload, const SolveOptions& options, 
     int pieces = 0;
     for (const DeviceReport& device : evaluation.devices) pieces = std::max(pieces, device.pieces);
     SolveOutcome refused;
-    refused.status = SolveStatus::InvalidInput;
+    refused.call = CallStatus::InvalidInput;
     refused.message = "its latency mode reports the latency of the max-load-optimal contiguous plan, and in that plan " +
                       evaluation.violations.front() +
                       " (on a training graph: a forward block, then its backward twins): pass --q " +
@@ -296,7 +297,7 @@ SolveOutcome withLatency(const Workload& workload, const SolveOptions& options, 
   outcome.message = std::string(outcome.status == SolveStatus::Optimal
                                     ? "latency of the max-load-optimal contiguous plan (max-load "
                                     : "latency of the DP's best contiguous plan so far (max-load ") +
-                    formatNumber(outcome.objective) + "), not a latency optimum; " + outcome.message;
+                    formatTenDigits(outcome.objective) + "), not a latency optimum; " + outcome.message;
   outcome.objective = evaluation.objective;
   outcome.lowerBound = 0;
   outcome.status = SolveStatus::Feasible;
@@ -310,7 +311,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   using namespace dp;
   if (options.diffMaxima) {
     SolveOutcome refused;
-    refused.status = SolveStatus::InvalidInput;
+    refused.call = CallStatus::InvalidInput;
     refused.message = "dp does not support --diffmaxima; use milp";
     return refused;
   }
@@ -335,7 +336,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   // decides which seeds pay off, and a lattice that small serves the DP too.
   const SmallLattice small = phases.time("seed", [&] { return enumerateSmall(graph, options, deadline); });
   const SeedPlan seed = phases.time("seed", [&] { return seedPlans(workload, graph, small, options, deadline); });
-  if (options.progress && seed.placement) options.progress("dp: best seed plan: " + formatNumber(seed.objective));
+  if (options.progress && seed.placement) options.progress("dp: best seed plan: " + formatTenDigits(seed.objective));
 
   // Enumerate the lattice (unless the small one is it), the DP below the
   // seed, backtrack its chain.

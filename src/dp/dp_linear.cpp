@@ -7,7 +7,7 @@
 #include "dp/chain.hpp"
 #include "dp/dp.hpp"
 #include "dp/messages.hpp"
-#include "dp/phases.hpp"
+#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 
@@ -17,12 +17,12 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
                                 ContractionOptions contraction, std::string (*describe)(const ContractedGraph&)) {
   SolveOutcome outcome;
   if (options.diffMaxima) {
-    outcome.status = SolveStatus::InvalidInput;
+    outcome.call = CallStatus::InvalidInput;
     outcome.message = std::string(method) + " does not support --diffmaxima; use milp";
     return outcome;
   }
   if (options.objective != Objective::Throughput) {
-    outcome.status = SolveStatus::InvalidInput;
+    outcome.call = CallStatus::InvalidInput;
     outcome.message = std::string(method) + " optimizes throughput only";
     return outcome;
   }
@@ -42,18 +42,19 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
   phases.add("backtrack", chain.backtrackSeconds);
   outcome.phases = phases.take();
   if (isLimit(chain.kind)) {
-    outcome.status = SolveStatus::NoSolution;
+    outcome.status = SolveStatus::NoPlan;
+    outcome.stop = stopReasonOf(chain.kind);
     outcome.message = limitMessage(chain, options);
     return outcome;
   }
   if (chain.kind == ChainResult::Kind::InternalError) {
-    outcome.status = SolveStatus::Error;
+    outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: the DP could not recover its plan";
     return outcome;
   }
   if (chain.kind == ChainResult::Kind::NoChain) {
     // Only this order failed; other contiguous placements may exist.
-    outcome.status = SolveStatus::NoSolution;
+    outcome.status = SolveStatus::NoPlan;
     outcome.message = "no feasible placement along the " + std::string(kOrderNote);
     return outcome;
   }

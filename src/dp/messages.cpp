@@ -5,23 +5,6 @@
 
 namespace dnnplace::dp {
 
-std::string formatBytes(double bytes) {
-  char text[64];
-  if (bytes >= 1e9)
-    std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
-  else if (bytes >= 1e6)
-    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
-  else
-    std::snprintf(text, sizeof text, "%.0f bytes", bytes);
-  return text;
-}
-
-std::string formatNumber(double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.10g", value);
-  return text;
-}
-
 std::string obviousInfeasibility(const Workload& workload, const ContractedGraph& graph) {
   const Machine& machine = workload.machine;
   if (machine.maxFpgas == 0 && machine.maxCpus == 0)

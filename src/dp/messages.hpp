@@ -1,19 +1,15 @@
 #pragma once
-/// What the DP methods tell the user: why no placement can exist, how far
-/// a run got when a limit stopped it, and how numbers are written.
+/// What the DP methods tell the user: why no placement can exist and how far
+/// a run got when a limit stopped it (numbers as util/format.hpp writes them).
 
 #include <string>
 
 #include "dnnplace/solver.hpp"
 #include "dp/chain.hpp"
 #include "preprocess/contraction.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace::dp {
-
-/// "1.5 GB", "2.0 MB", "512 bytes".
-std::string formatBytes(double bytes);
-/// The shortest "%.10g" form.
-std::string formatNumber(double value);
 
 /// A reason no placement (or no contiguous one) can exist, found before the
 /// DP: a class, or a group of classes contraction keeps together, that fits

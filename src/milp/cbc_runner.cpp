@@ -8,6 +8,7 @@
 #include "CbcStrategy.hpp"
 #include "OsiClpSolverInterface.hpp"
 #include "milp/model_builder.hpp"
+#include "util/deadline.hpp"
 #include "util/format.hpp"
 
 namespace dnnplace::milp {
@@ -16,7 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// Stops the search on Ctrl-C or at the wall-clock deadline, and reports
 /// progress at most twice a second.

@@ -23,7 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// MILP's message for a class that fits no device.
 std::string unplaceableMessage(const Workload& w, const objective::ClassTotals& totals,
@@ -43,12 +42,12 @@ std::string unplaceableMessage(const Workload& w, const objective::ClassTotals& 
 
 std::optional<SolveOutcome> milpRefusal(const Workload& w, const SolveOptions& options) {
   const bool latency = options.objective == Objective::Latency;
-  if (latency && options.q < 1) return baseline::refusal(SolveStatus::InvalidInput, "q must be at least 1");
+  if (latency && options.q < 1) return failedCall(CallStatus::InvalidInput, "q must be at least 1");
   if (!options.writeModelPath.empty())
     if (std::string why = modelPathProblem(options.writeModelPath); !why.empty())
-      return baseline::refusal(SolveStatus::InvalidInput, why);
+      return failedCall(CallStatus::InvalidInput, why);
   if (latency && options.contiguity == Contiguity::Convex)
-    return baseline::refusal(SolveStatus::InvalidInput, "--contiguity applies to the throughput objective only");
+    return failedCall(CallStatus::InvalidInput, "--contiguity applies to the throughput objective only");
   // Latency: CPU nodes run on as many cores as needed, but need at least one to exist.
   const objective::ClassTotals totals(w);
   if (const auto unplaceable = objective::findUnplaceable(w, totals, w.machine.maxCpus > 0))
@@ -60,7 +59,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   const auto began = input.began;
   if (auto refusal = milpRefusal(w, options)) return *refusal;
   SolveOutcome outcome;
-  PhaseTimer phases(&outcome.phases);
+  PhaseTimes phases(&outcome.phases);
   const bool latency = options.objective == Objective::Latency;
   const objective::ClassTotals totals(w);
   Allowed allowed{totals.acceleratorAllowed(w.machine), w.machine.maxCpus > 0};
@@ -148,8 +147,15 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   polish(w, options, allowed, std::min(5.0, 0.05 * options.timeLimitSeconds), &best);
   phases.end("polish plan");
 
+  // CBC ends by proving optimality (within the gap) or infeasibility, or at
+  // the time limit or an interrupt.
+  const bool interrupted = options.interrupt && options.interrupt->load();
+  if (interrupted)
+    outcome.stop = StopReason::Interrupt;
+  else if (!cbc.provenOptimal && !cbc.provenInfeasible)
+    outcome.stop = StopReason::TimeLimit;
   if (best.objective == kInfinity) {
-    outcome.status = cbc.provenInfeasible ? SolveStatus::Infeasible : SolveStatus::NoSolution;
+    outcome.status = cbc.provenInfeasible ? SolveStatus::Infeasible : SolveStatus::NoPlan;
     outcome.message = cbc.provenInfeasible
                           ? "no placement satisfies the memory and device constraints"
                           : "stopped before finding a feasible plan (" +
@@ -169,7 +175,6 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   outcome.lowerBound = bound;
   const bool withinGap = best.objective - bound <= options.relativeGap * best.objective + 1e-9;
   outcome.status = cbc.provenOptimal && withinGap ? SolveStatus::Optimal : SolveStatus::Feasible;
-  const bool interrupted = options.interrupt && options.interrupt->load();
   if (interrupted) notes << "; interrupted";
   if (!cbc.note.empty()) notes << "; " << cbc.note;
   notes << "; best plan from " << best.method;

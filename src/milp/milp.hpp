@@ -62,10 +62,6 @@ std::optional<SolveOutcome> milpRefusal(const Workload& workload, const SolveOpt
 /// first: baselines/common.hpp onAtMostOneDevicePerClass).
 SolveOutcome solveMilp(const Workload& workload, const SolveOptions& options, const MilpInput& input);
 
-/// The registered method "milp" until the registry names
-/// solveMilpWarmStarted (solve/warm_start.hpp), which this calls.
-SolveOutcome solveMilp(const Workload& workload, const SolveOptions& options);
-
 /// Size of an exported model as CBC's own readers parse it back.
 struct MilpModelSize {
   int rows = 0;

@@ -51,7 +51,7 @@ std::string textTable(const std::vector<CompareRow>& rows) {
                      hasBound(o) ? printed("%.4f", o.lowerBound) : kMissing,
                      ok && hasBound(o) ? printed("%.2f%%", 100 * o.gap) : kMissing,
                      printed("%.2f", o.seconds), ok ? std::to_string(row.devicesUsed) : kMissing,
-                     statusName(o.status)});
+                     resultName(o)});
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) width[i] = displayWidth(header[i]);
@@ -88,7 +88,8 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
     const bool ok = hasPlan(o);
     nlohmann::json entry = {{"workload", row.workload},
                             {"method", o.method},
-                            {"status", statusName(o.status)},
+                            {"status", resultName(o)},
+                            {"stopReason", stopReasonName(o.stop)},
                             {"objective", ok ? nlohmann::json(o.objective) : nlohmann::json()},
                             // JSON has no infinity: "inf" against a best of 0 (null is no plan).
                             {"ratioToBest", !ok ? nlohmann::json()
@@ -109,7 +110,7 @@ std::string csvTable(const std::vector<CompareRow>& rows) {
   for (const auto& row : rows) {
     const SolveOutcome& o = row.outcome;
     const bool ok = hasPlan(o);
-    out += csvField(row.workload) + "," + csvField(o.method) + "," + statusName(o.status) + "," +
+    out += csvField(row.workload) + "," + csvField(o.method) + "," + resultName(o) + "," +
            (ok ? printed("%.17g", o.objective) : "") + "," +
            (ok ? printed("%.17g", row.ratioToBest) : "") + "," + (hasBound(o) ? printed("%.17g", o.lowerBound) : "") +
            "," + (ok && hasBound(o) ? printed("%.17g", o.gap) : "") + "," + printed("%.6f", o.seconds) + "," +

@@ -47,7 +47,8 @@ std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
     root["totalLatency"] = evaluation.objective;
   }
   root["method"] = outcome.method;
-  root["status"] = statusName(outcome.status);
+  root["status"] = resultName(outcome);
+  root["stopReason"] = stopReasonName(outcome.stop);
   root["objective"] = outcome.objective;
   root["lowerBound"] = outcome.lowerBound;
   root["gap"] = outcome.gap;
@@ -75,7 +76,7 @@ std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
 
 std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome,
                            const EvaluateOptions& options) {
-  std::string text = outcome.method + ": " + statusName(outcome.status);
+  std::string text = outcome.method + ": " + resultName(outcome);
   if (outcome.placement) {
     int accelerators = 0, cpus = 0;
     for (const auto& r : outcome.evaluation.devices) (r.accelerator ? accelerators : cpus)++;

@@ -9,8 +9,7 @@
 namespace dnnplace {
 
 bool hasPlan(const SolveOutcome& outcome) {
-  return outcome.placement &&
-         (outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible);
+  return outcome.placement && outcome.found();
 }
 
 std::vector<std::string> defaultMethods(Objective objective) {

@@ -10,22 +10,54 @@
 #include "dp/dp.hpp"
 #include "baselines/greedy.hpp"
 #include "baselines/local_search.hpp"
-#include "milp/milp.hpp"
+#include "objective/class_totals.hpp"
+#include "solve/warm_start.hpp"
+#include "util/deadline.hpp"
 #include "baselines/scotch.hpp"
 #include "baselines/trivial.hpp"
 
 namespace dnnplace {
+
+const char* callStatusName(CallStatus status) {
+  switch (status) {
+    case CallStatus::Ok: return "ok";
+    case CallStatus::InvalidInput: return "invalid_input";
+    case CallStatus::InternalError: return "error";
+  }
+  return "error";
+}
 
 const char* statusName(SolveStatus status) {
   switch (status) {
     case SolveStatus::Optimal: return "optimal";
     case SolveStatus::Feasible: return "feasible";
     case SolveStatus::Infeasible: return "infeasible";
-    case SolveStatus::NoSolution: return "no_solution";
-    case SolveStatus::InvalidInput: return "invalid_input";
-    case SolveStatus::Error: return "error";
+    case SolveStatus::NoPlan: return "no_solution";
   }
-  return "error";
+  return "no_solution";
+}
+
+const char* stopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::None: return "none";
+    case StopReason::TimeLimit: return "time_limit";
+    case StopReason::IdealLimit: return "ideal_limit";
+    case StopReason::MemoryLimit: return "memory_limit";
+    case StopReason::Interrupt: return "interrupt";
+    case StopReason::OutOfMemory: return "out_of_memory";
+  }
+  return "none";
+}
+
+const char* resultName(const SolveOutcome& outcome) {
+  return outcome.ok() ? statusName(outcome.status) : callStatusName(outcome.call);
+}
+
+SolveOutcome failedCall(CallStatus call, std::string message) {
+  SolveOutcome outcome;
+  outcome.call = call;
+  outcome.message = std::move(message);
+  return outcome;
 }
 
 const std::vector<MethodInfo>& methods() {
@@ -36,7 +68,7 @@ const std::vector<MethodInfo>& methods() {
       {"dp-linear", true, false, "the DP restricted to one topological order (polynomial)",
        solveDpLinear, true},
       {"milp", true, true, "integer program on CBC (non-contiguous/convex throughput, latency)",
-       solveMilp, false, {WriteModel, Contiguity, Gap, Restarts}},
+       solveMilpWarmStarted, false, {WriteModel, Contiguity, Gap, Restarts}},
       {"pipedream", true, false,
        "PipeDream emulation: merge biconnected components, linearize, DP", solvePipedream, true},
       {"scotch", true, false, "Scotch graph partitioning of the color-class graph", solveScotch},
@@ -103,12 +135,7 @@ std::string ignoredOption(const MethodInfo* method, Objective objective, OptionS
 }
 
 std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  if (!(options.timeLimitSeconds > 0) || !std::isfinite(options.timeLimitSeconds) ||
-      options.timeLimitSeconds > 1e7)
-    return Clock::time_point::max();
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(options.timeLimitSeconds));
+  return deadlineAfter(options.timeLimitSeconds);
 }
 
 Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan, const EvaluateOptions& options) {
@@ -147,13 +174,13 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   const MethodInfo* method = findMethod(name);
   if (!method) {
     outcome.method = name;
-    outcome.status = SolveStatus::InvalidInput;
+    outcome.call = CallStatus::InvalidInput;
     outcome.message = "unknown method '" + name + "'";
     return outcome;
   }
   if (!method->supports(options.objective)) {
     outcome.method = name;
-    outcome.status = SolveStatus::InvalidInput;
+    outcome.call = CallStatus::InvalidInput;
     outcome.message = unsupportedObjective(name, options.objective);
     return outcome;
   }
@@ -174,7 +201,7 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
 
   if (!outcome.placement) {
     if (outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible) {
-      outcome.status = SolveStatus::Error;
+      outcome.call = CallStatus::InternalError;
       outcome.message = "internal error: method reported a plan but returned none";
     }
     return outcome;
@@ -186,13 +213,13 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   outcome.evaluation =
       timePhase(&outcome.phases, "verify", [&] { return evaluate(workload, *outcome.placement, check); });
   if (!outcome.evaluation.feasible) {
-    outcome.status = SolveStatus::Error;
+    outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: the evaluator rejects the plan of '" + name +
                       "': " + outcome.evaluation.violations.front();
     return outcome;
   }
   if (!sameObjective(claimed, outcome.evaluation.objective)) {
-    outcome.status = SolveStatus::Error;
+    outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: '" + name + "' claims objective " +
                       std::to_string(claimed) + " but the evaluator computes " +
                       std::to_string(outcome.evaluation.objective);
@@ -202,7 +229,7 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   // A bound above the plan the method itself found is a bug, not rounding:
   // say so instead of hiding it.
   if (outcome.lowerBound > outcome.objective && !sameObjective(outcome.lowerBound, outcome.objective)) {
-    outcome.status = SolveStatus::Error;
+    outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: '" + name + "' claims lower bound " + std::to_string(outcome.lowerBound) +
                       " above its plan's objective " + std::to_string(outcome.objective);
     return outcome;
@@ -218,52 +245,27 @@ SolveOutcome solve(const Workload& workload, const std::string& name, const Solv
   const auto start = std::chrono::steady_clock::now();
   // The solvers and the re-check may throw (bad_alloc, solver library
   // errors, in any thread of a method): a caller gets a status instead.
-  auto failed = [&](SolveStatus status, std::string message) {
-    SolveOutcome outcome;
+  auto failed = [&](CallStatus call, StopReason stop, std::string message) {
+    SolveOutcome outcome = failedCall(call, std::move(message));
     outcome.method = name;
-    outcome.status = status;
-    outcome.message = std::move(message);
+    outcome.stop = stop;
     outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return outcome;
   };
   try {
     return solveAndCheck(workload, name, options, start);
   } catch (const std::bad_alloc&) {
-    return failed(SolveStatus::NoSolution, "ran out of memory");
+    return failed(CallStatus::Ok, StopReason::OutOfMemory, "ran out of memory");
   } catch (const std::exception& e) {
-    return failed(SolveStatus::Error, std::string("internal error: ") + e.what());
+    return failed(CallStatus::InternalError, StopReason::None, std::string("internal error: ") + e.what());
   } catch (...) {  // e.g. CoinError, which is not a std::exception
-    return failed(SolveStatus::Error, "internal error: an exception that is not a std::exception");
+    return failed(CallStatus::InternalError, StopReason::None,
+                  "internal error: an exception that is not a std::exception");
   }
 }
 
 double trivialThroughputLowerBound(const Workload& workload) {
-  // Per class: the cheapest device type it may use (compute only; communication
-  // may be avoided by co-location, so it is not counted).
-  std::vector<double> acc(workload.numClasses, 0), cpu(workload.numClasses, 0);
-  std::vector<bool> accAllowed(workload.numClasses, true);
-  std::vector<double> size(workload.numClasses, 0);
-  for (NodeIndex v = 0; v < workload.numNodes(); ++v) {
-    const auto& node = workload.nodes[v];
-    const int c = workload.classOf[v];
-    acc[c] += node.fpgaLatency;
-    cpu[c] += node.cpuLatency;
-    size[c] += node.size;
-    if (!node.supportedOnFpga) accAllowed[c] = false;
-  }
-  const auto& m = workload.machine;
-  double bound = 0, total = 0;
-  const double inf = std::numeric_limits<double>::infinity();
-  for (int c = 0; c < workload.numClasses; ++c) {
-    const bool onAcc = accAllowed[c] && m.maxFpgas > 0 && size[c] <= m.maxSizePerFpga;
-    const double best = std::min(onAcc ? acc[c] : inf, m.maxCpus > 0 ? cpu[c] : inf);
-    if (best == inf) continue;  // infeasible workload; no bound from this class
-    bound = std::max(bound, best);
-    total += best;
-  }
-  const int devices = m.maxFpgas + m.maxCpus;
-  if (devices > 0) bound = std::max(bound, total / devices);
-  return bound;
+  return objective::throughputLowerBound(workload, objective::ClassTotals(workload));
 }
 
 }  // namespace dnnplace

@@ -88,8 +88,4 @@ SolveOutcome solveMilpWarmStarted(const Workload& workload, const SolveOptions& 
   });
 }
 
-SolveOutcome solveMilp(const Workload& workload, const SolveOptions& options) {
-  return solveMilpWarmStarted(workload, options);
-}
-
 }  // namespace dnnplace

@@ -35,6 +35,11 @@ class Deadline {
 /// positive number below 10^7.
 std::chrono::steady_clock::time_point deadlineAfter(double seconds);
 
+/// Seconds from `start` to now.
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /// Whether `interrupt` is set or `deadline` has passed.
 inline bool pastLimit(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* interrupt) {
   return (interrupt && interrupt->load()) || std::chrono::steady_clock::now() > deadline;

@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.threads = 1;
   auto check = [&](const char* method, const SolveOptions& o) {
     const SolveOutcome outcome = solve(workload, method, o);
-    if (outcome.status == SolveStatus::Error)
+    if (outcome.call == CallStatus::InternalError)
       fuzz::finding(std::string(method) + ": " + outcome.message);
     if (outcome.placement) {
       EvaluateOptions eval = evaluateOptionsFor(o);

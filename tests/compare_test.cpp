@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <algorithm>
+#include <atomic>
 #include <sstream>
 #include <utility>
 
@@ -233,6 +234,39 @@ TEST(Compare, SolveEndsThePhasesWithTheReCheck) {
               1)
         << method;
   }
+}
+
+TEST(Compare, TheCallStatusTheConclusionAndTheStopReasonAreApart) {
+  const Workload w = smallWorkload(5);
+  const SolveOutcome unknown = solve(w, "no-such-method", SolveOptions());
+  EXPECT_EQ(unknown.call, CallStatus::InvalidInput);
+  EXPECT_STREQ(resultName(unknown), "invalid_input");
+  EXPECT_FALSE(unknown.found());
+
+  const SolveOutcome done = solve(w, "dp", SolveOptions());
+  EXPECT_EQ(done.call, CallStatus::Ok);
+  EXPECT_EQ(done.status, SolveStatus::Optimal);
+  EXPECT_EQ(done.stop, StopReason::None);
+  EXPECT_EQ(nlohmann::json::parse(planToJson(w, done, EvaluateOptions()))["stopReason"], "none");
+
+  // 16 independent chains of 3: 4^16 ideals, far more than the cap allows.
+  GeneratorOptions wide;
+  wide.shape = GraphShape::SeriesParallel;
+  wide.blocks = 1;
+  wide.width = 16;
+  const Workload big = generateWorkload(wide);
+  SolveOptions capped;
+  capped.maxIdeals = 1000;
+  const SolveOutcome stopped = solve(big, "dp", capped);
+  EXPECT_EQ(stopped.call, CallStatus::Ok);
+  EXPECT_EQ(stopped.stop, StopReason::IdealLimit) << stopped.message;
+  ASSERT_TRUE(stopped.placement) << stopped.message;  // the best seed plan
+  EXPECT_EQ(nlohmann::json::parse(planToJson(big, stopped, EvaluateOptions()))["stopReason"], "ideal_limit");
+
+  std::atomic<bool> interrupt{true};
+  SolveOptions interrupted;
+  interrupted.interrupt = &interrupt;
+  EXPECT_EQ(solve(big, "local-search", interrupted).stop, StopReason::Interrupt);
 }
 
 TEST(Compare, CsvQuotesFieldsWithCommas) {

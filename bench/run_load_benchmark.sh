@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 
 build() {  # source tree, output binary
   local tree=$1
-  local flags=(-std=c++20 -O2 -DNDEBUG -I"$tree/include" -I"$tree/src")
+  local flags=(-std=c++20 -O3 -DNDEBUG -I"$tree/include" -I"$tree/src")
   # The RapidJSON reader of older trees scanned with SSE2.
   [ -d /usr/include/rapidjson ] && flags+=(-DRAPIDJSON_SSE2)
   c++ "${flags[@]}" "$here/bench/load_time.cpp" "$tree"/src/io/*.cpp "$tree"/src/model/*.cpp -o "$2"

@@ -15,7 +15,7 @@ cd "$here"
 jobs=$(nproc 2>/dev/null || echo 2)
 shared=${DNNPLACE_SHARED:-$here/../shared}
 
-packages=(build-essential cmake pkg-config nlohmann-json3-dev rapidjson-dev libcli11-dev
+packages=(build-essential cmake pkg-config nlohmann-json3-dev libcli11-dev
           coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time)
 
 install_packages() {

@@ -162,11 +162,11 @@ std::string chainWorkloadText(int n) {
   return text + "]}";
 }
 
-// The parsed tree lives in a per-thread arena (json_input.hpp): large and
-// small arrays, long strings, a document abandoned half-way, and two threads
-// parsing at once must all come out whole (ASan and LSan check the frees).
+// Large and small arrays, long strings, a document abandoned half-way, and
+// two threads parsing at once must all come out whole (ASan and LSan check
+// the frees).
 TEST(Workload, LargeDocumentsParseWholeInParallelAndAfterErrors) {
-  const int n = 3000;  // the node array alone is far past the arena's largest request
+  const int n = 3000;
   const std::string text = chainWorkloadText(n);
   std::string error;
   EXPECT_FALSE(parseWorkload(text.substr(0, text.size() / 2), "half.json", &error));

@@ -88,6 +88,9 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine,
                                       const std::vector<RawEdge>& edges,
                                       std::string* error);
 
+// Reading and writing the workload format (src/io/workload_json.cpp,
+// src/io/read_file.cpp); the rules above are buildWorkload's (src/model/).
+
 /// Parses workload JSON text (DESIGN §1). `name` prefixes error messages.
 std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
                                       std::string* error);

@@ -2,39 +2,171 @@
 
 #include <algorithm>
 
-#include "io/json_input.hpp"
+#include "io/json_reader.hpp"
 
 namespace dnnplace {
 
-using json_input::InputJson;
-
 namespace {
 
-bool readDeviceList(json_input::Fields& top, const char* field, const std::string& name,
-                    std::vector<std::vector<std::int64_t>>* devices, std::string* error) {
-  if (!top.has(field)) return true;
-  const InputJson* list = top.array(field);
-  if (!list) return false;
-  for (std::size_t d = 0; d < list->size(); ++d) {
-    const std::string element = std::string(field) + "[" + std::to_string(d) + "]";
-    json_input::Fields entry((*list)[d], name, element, error);
-    if (!entry.isObject()) return false;
-    const InputJson* nodes = entry.array("nodes");
-    if (!nodes) return false;
-    std::vector<std::int64_t> ids;
-    ids.reserve(nodes->size());
-    for (std::size_t i = 0; i < nodes->size(); ++i) {
-      // Wrap the element so Fields can name it "fpgas[2]: nodes[5] …".
-      InputJson holder = InputJson::object({{"nodes[" + std::to_string(i) + "]", (*nodes)[i]}});
-      json_input::Fields idField(holder, name, element, error);
-      std::int64_t id = 0;
-      if (!idField.integer(("nodes[" + std::to_string(i) + "]").c_str(), &id, true)) return false;
-      ids.push_back(id);
+using json_input::Field;
+using json_input::Value;
+
+enum DeviceList : int { kFpgas, kCpus, kLists };
+constexpr const char* kListNames[kLists] = {"fpgas", "cpus"};
+constexpr int kNone = -1;
+
+/// The plan format as the parser meets it (the levels of json_reader.hpp):
+/// the device lists at level 1, their devices at level 2, a device's
+/// "nodes" at level 3 and its ids at level 4. A key given twice counts with
+/// its last value, as in a tree: a repeated list or "nodes" starts over.
+/// Only the first fault of each list is kept.
+class PlanSchema {
+ public:
+  explicit PlanSchema(const std::string& file) : file_(file) {}
+
+  void value(const Value& value, int level) {
+    if (level == 0) {
+      top_.set(value);
+    } else if (level == 1) {
+      if (member_ != kNone) lists_[member_].field.set(value);
+    } else if (level == 2) {
+      if (streaming_ != kNone) notAnObject(value);
+    } else if (level == 3) {
+      if (inDevice_ && nodesKey_) nodes_.set(value);
+    } else if (level == 4 && inNodes_) {
+      id(value);
     }
-    devices->push_back(std::move(ids));
   }
-  return true;
-}
+  void open(Value::Kind kind, int level) {
+    Value value;
+    value.kind = kind;
+    if (level == 1) {
+      if (member_ == kNone) return;
+      lists_[member_].field.set(value);
+      if (kind == Value::Kind::Array) {
+        streaming_ = member_;
+        List& list = lists_[member_];
+        list.devices.clear();
+        list.error.clear();
+      }
+    } else if (level == 2) {
+      if (streaming_ == kNone) return;
+      if (kind != Value::Kind::Object) return notAnObject(value);
+      inDevice_ = true;
+      nodes_.clear();
+      ids_.clear();
+      idError_.clear();
+    } else if (level == 3) {
+      if (!inDevice_ || !nodesKey_) return;
+      nodes_.set(value);
+      if (kind == Value::Kind::Array) {
+        inNodes_ = true;
+        ids_.clear();
+        idError_.clear();
+      }
+    } else if (level == 4 && inNodes_) {
+      id(value);
+    } else if (level == 0) {
+      top_.set(value);
+    }
+  }
+  void close(int level) {
+    if (level == 1) {
+      streaming_ = kNone;
+    } else if (level == 2 && inDevice_) {
+      inDevice_ = false;
+      finishDevice();
+    } else if (level == 3) {
+      inNodes_ = false;
+    }
+  }
+  void key(std::string_view name, int level) {
+    if (level == 1) {
+      member_ = kNone;
+      for (int l = 0; l < kLists; ++l)
+        if (name == kListNames[l]) member_ = l;
+    } else if (level == 3 && inDevice_) {
+      nodesKey_ = name == "nodes";
+    }
+  }
+
+  /// After the parse: the plan, checked in the order a walk over the whole
+  /// document would find its faults.
+  std::optional<PlanFile> plan(std::string* error) {
+    if (!json_input::requireObject(top_.value(), [this] { return file_ + ": top level"; }, error)) return std::nullopt;
+    if (!lists_[kFpgas].field.present() && !lists_[kCpus].field.present()) {
+      *error = file_ + ": a plan needs \"fpgas\" and/or \"cpus\" (lists of {\"nodes\": [ids]})";
+      return std::nullopt;
+    }
+    const auto where = [this] { return file_; };
+    PlanFile plan;
+    for (int l = 0; l < kLists; ++l) {
+      List& list = lists_[l];
+      if (!list.field.present()) continue;
+      if (!json_input::requireArray(list.field, kListNames[l], where, error)) return std::nullopt;
+      if (!list.error.empty()) {
+        *error = list.error;
+        return std::nullopt;
+      }
+      (l == kFpgas ? plan.fpgas : plan.cpus) = std::move(list.devices);
+    }
+    return plan;
+  }
+
+ private:
+  struct List {
+    Field field;
+    std::vector<std::vector<std::int64_t>> devices;
+    std::string error;  ///< its first fault
+  };
+
+  /// "fpgas[3]": the device being read.
+  std::string device() const {
+    return std::string(kListNames[streaming_]) + "[" + std::to_string(lists_[streaming_].devices.size()) + "]";
+  }
+  void notAnObject(const Value& value) {
+    List& list = lists_[streaming_];
+    if (!list.error.empty()) return;
+    json_input::requireObject(value, [this] { return file_ + ": " + device(); }, &list.error);
+  }
+  void id(const Value& value) {
+    const std::size_t i = ids_.size();
+    std::int64_t id = 0;
+    if (!idError_.empty()) return;
+    if (json_input::toInteger(value, true, &id)) {
+      ids_.push_back(id);
+      return;
+    }
+    Field field;
+    field.set(value);
+    const std::string name = "nodes[" + std::to_string(i) + "]";
+    json_input::readInteger(field, name.c_str(), true, &id, [this] { return file_ + ": " + device(); }, &idError_);
+  }
+  void finishDevice() {
+    List& list = lists_[streaming_];
+    if (!list.error.empty()) return;
+    const auto where = [this] { return file_ + ": " + device(); };
+    if (!json_input::requireArray(nodes_, "nodes", where, &list.error)) return;
+    if (!idError_.empty()) {
+      list.error = idError_;
+      return;
+    }
+    list.devices.push_back(std::move(ids_));
+    ids_.clear();
+  }
+
+  const std::string& file_;
+  Field top_;
+  List lists_[kLists];
+  int member_ = kNone;     ///< the list of the last top-level key
+  int streaming_ = kNone;  ///< the list whose array is being read
+  bool inDevice_ = false;  ///< inside a device's object
+  bool nodesKey_ = false;  ///< the device's last key was "nodes"
+  bool inNodes_ = false;   ///< inside a device's "nodes" array
+  Field nodes_;            ///< the device's "nodes", as last given
+  std::vector<std::int64_t> ids_;
+  std::string idError_;  ///< the first fault among ids_
+};
 
 std::string listIds(const std::vector<std::int64_t>& ids) {
   std::string text;
@@ -46,21 +178,10 @@ std::string listIds(const std::vector<std::int64_t>& ids) {
 
 }  // namespace
 
-std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name,
-                                  std::string* error) {
-  auto document = json_input::parseDocument(text, name, error);
-  if (!document) return std::nullopt;
-  json_input::Fields top(*document, name, "", error);
-  if (!top.isObject()) return std::nullopt;
-  if (!top.has("fpgas") && !top.has("cpus")) {
-    *error = name + ": a plan needs \"fpgas\" and/or \"cpus\" (lists of {\"nodes\": [ids]})";
-    return std::nullopt;
-  }
-  PlanFile plan;
-  if (!readDeviceList(top, "fpgas", name, &plan.fpgas, error) ||
-      !readDeviceList(top, "cpus", name, &plan.cpus, error))
-    return std::nullopt;
-  return plan;
+std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name, std::string* error) {
+  PlanSchema schema(name);
+  if (!json_input::readJson(text, name, schema, error)) return std::nullopt;
+  return schema.plan(error);
 }
 
 std::optional<PlanFile> loadPlan(const std::string& path, std::string* error) {

@@ -1,22 +1,22 @@
+// The graph: the rules of docs/formats.md checked, and the indexed (CSR)
+// workload built. Reading and writing the file format is in src/io/.
+
 #include "dnnplace/workload.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 #include <limits>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "io/json_input.hpp"
-#include "io/one_pass_elements.hpp"
+#include "model/labels.hpp"
 
 namespace dnnplace {
 
-using json_input::Json;
+std::string detail::nodeLabel(std::size_t index, std::optional<std::int64_t> id) {
+  std::string label = "node #" + std::to_string(index);
+  if (id) label += " (id " + std::to_string(*id) + ")";
+  return label;
+}
 
 std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
   auto it = indexOfId_.find(id);
@@ -24,68 +24,9 @@ std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
   return it->second;
 }
 
-std::string inputName(const std::string& path) { return path == "-" ? "standard input" : path; }
-
-std::optional<std::string> readFile(const std::string& path, std::string* error) {
-  // "-" is standard input, as it is standard output for --out.
-  const bool standardInput = path == "-";
-  // A directory opens as a file that reads nothing; say what it is instead
-  // of reporting an empty file.
-  std::error_code ignored;
-  if (!standardInput && std::filesystem::is_directory(path, ignored)) {
-    *error = path + ": cannot read: it is a directory";
-    return std::nullopt;
-  }
-  const int fd = standardInput ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return std::nullopt;
-  }
-  struct Closer {
-    int fd;
-    ~Closer() {
-      if (fd != STDIN_FILENO) ::close(fd);
-    }
-  } closer{fd};
-  // A regular file is read into one buffer of its size (plus the byte that
-  // lets the last read see the end). Grown by doubling, as a stream does it,
-  // a fresh buffer's pages are touched about twice: 217 page faults instead
-  // of 94 for a 385 KB workload, each a VM exit on these machines.
-  struct stat status {};
-  std::string text;
-  if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0) {
-    // Room for the JSON parser's padding too: it parses the text where it lies.
-    text.reserve(static_cast<std::size_t>(status.st_size) + 1 + json_input::kParsePadding);
-    text.resize(static_cast<std::size_t>(status.st_size) + 1);
-  }
-  std::size_t used = 0;
-  for (;;) {
-    if (used == text.size()) text.resize(std::max<std::size_t>(4096, 2 * text.size()));  // pipes, growing files
-    const ssize_t got = ::read(fd, text.data() + used, text.size() - used);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      *error = inputName(path) + ": cannot read: " + std::strerror(errno);
-      return std::nullopt;
-    }
-    if (got == 0) break;
-    // No JSON text holds a NUL byte: the parser will stop at the first one
-    // and say where it is, so reading stops there too (/dev/zero would
-    // otherwise be read until memory runs out).
-    const bool nul = std::memchr(text.data() + used, 0, static_cast<std::size_t>(got)) != nullptr;
-    used += static_cast<std::size_t>(got);
-    if (nul) break;
-  }
-  text.resize(used);
-  return text;
-}
-
 namespace {
 
-std::string nodeLabel(std::size_t index, std::optional<std::int64_t> id) {
-  std::string label = "node #" + std::to_string(index);
-  if (id) label += " (id " + std::to_string(*id) + ")";
-  return label;
-}
+using detail::nodeLabel;
 
 std::string edgeLabel(std::size_t index, const RawEdge& edge) {
   return "edge #" + std::to_string(index) + " (" + std::to_string(edge.sourceId) + " -> " +
@@ -312,210 +253,6 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
   }
   w.nodes = std::move(nodes);
   return w;
-}
-
-namespace {
-
-using json_input::Value;
-
-// A field, if present, read as Fields reads it (json_input::to*).
-bool readInteger(const Value* value, std::int64_t* out) { return value && json_input::toInteger(*value, true, out); }
-bool readAmount(const Value* value, bool allowNegative, double* out) {
-  return value && json_input::toNumber(*value, allowNegative, out);
-}
-bool readFlag(const Value* value, bool* out) { return value && json_input::toFlag(*value, out); }
-
-}  // namespace
-
-namespace detail {
-
-bool readNodeInOnePass(const json_input::FlatValue& item, Node* node) {
-  if (item.value().kind != Value::Kind::Object) return false;
-  const Value *id = nullptr, *supported = nullptr, *cpu = nullptr, *fpga = nullptr, *backward = nullptr,
-              *color = nullptr, *size = nullptr, *name = nullptr;
-  for (const auto& [key, value] : item.members()) {  // the last of a repeated key counts
-    if (key == "id") id = &value;
-    else if (key == "supportedOnFpga") supported = &value;
-    else if (key == "cpuLatency") cpu = &value;
-    else if (key == "fpgaLatency") fpga = &value;
-    else if (key == "isBackwardNode") backward = &value;
-    else if (key == "colorClass") color = &value;
-    else if (key == "size") size = &value;
-    else if (key == "name") name = &value;
-  }
-  Node read;
-  std::int64_t colorClass = 0;
-  if (!readInteger(id, &read.id) || !readFlag(supported, &read.supportedOnFpga) ||
-      !readAmount(cpu, false, &read.cpuLatency) || !readAmount(fpga, false, &read.fpgaLatency) ||
-      !readFlag(backward, &read.isBackward) || (color && !readInteger(color, &colorClass)) ||
-      (size && !readAmount(size, false, &read.size)))
-    return false;
-  if (color) read.colorClass = colorClass;
-  if (name && name->kind == Value::Kind::String) read.name = name->string;
-  *node = std::move(read);
-  return true;
-}
-
-bool readEdgeInOnePass(const json_input::FlatValue& item, RawEdge* edge) {
-  if (item.value().kind != Value::Kind::Object) return false;
-  const Value *source = nullptr, *dest = nullptr, *cost = nullptr;
-  for (const auto& [key, value] : item.members()) {
-    if (key == "sourceId") source = &value;
-    else if (key == "destId") dest = &value;
-    else if (key == "cost") cost = &value;
-  }
-  RawEdge read;
-  if (!readInteger(source, &read.sourceId) || !readInteger(dest, &read.destId) ||
-      !readAmount(cost, true, &read.cost))
-    return false;
-  *edge = read;
-  return true;
-}
-
-}  // namespace detail
-
-namespace {
-
-/// One element of the nodes array; false with *error set if it is not a node.
-bool readNode(const json_input::FlatValue& item, std::size_t i, const std::string& file, std::string* error,
-              Node* node) {
-  // The id comes first so later messages can name it.
-  std::optional<std::int64_t> id;
-  if (item.find("id")) {
-    json_input::Fields idField(item, file, [i] { return nodeLabel(i, std::nullopt); }, error);
-    std::int64_t value = 0;
-    if (!idField.integer("id", &value, /*allowNegative=*/true)) return false;
-    id = value;
-  }
-  json_input::Fields f(item, file, [&i, &id] { return nodeLabel(i, id); }, error);
-  if (!f.isObject()) return false;
-  std::int64_t ignored = 0;
-  if (!f.integer("id", &ignored, true) || !f.boolean("supportedOnFpga", &node->supportedOnFpga) ||
-      !f.number("cpuLatency", &node->cpuLatency) || !f.number("fpgaLatency", &node->fpgaLatency) ||
-      !f.boolean("isBackwardNode", &node->isBackward))
-    return false;
-  node->id = *id;
-  if (f.has("colorClass")) {
-    std::int64_t cls = 0;
-    if (!f.integer("colorClass", &cls, true)) return false;
-    node->colorClass = cls;
-  }
-  if (f.has("size") && !f.number("size", &node->size)) return false;
-  if (const json_input::Value* label = item.find("name"); label && label->kind == json_input::Value::Kind::String)
-    node->name = label->string;
-  return true;
-}
-
-/// One element of the edges array; false with *error set if it is not an edge.
-bool readEdge(const json_input::FlatValue& item, std::size_t i, const std::string& file, std::string* error,
-              RawEdge* edge) {
-  json_input::Fields f(item, file, [i] { return "edge #" + std::to_string(i); }, error);
-  return f.isObject() && f.integer("sourceId", &edge->sourceId, true) &&
-         f.integer("destId", &edge->destId, true) && f.number("cost", &edge->cost, /*allowNegative=*/true);
-}
-
-/// parseWorkload, of a text the parser may copy (a view) or parse where it lies (a string).
-template <class Text>
-std::optional<Workload> parseWorkloadText(Text&& text, const std::string& name, std::string* error) {
-  // Nodes and edges are read as the parser meets them; only the first bad
-  // one of each is kept, and reported after the top-level fields, in the
-  // order a check of the whole tree would find them.
-  std::vector<Node> nodes;
-  std::vector<RawEdge> edges;
-  std::size_t numNodes = 0, numEdges = 0;
-  std::string nodeError, edgeError;
-  json_input::StreamedArrays streamed;
-  streamed.fields = {"nodes", "edges"};
-  streamed.start = [&](std::size_t field) {
-    if (field == 0) {
-      nodes.clear();
-      numNodes = 0;
-      nodeError.clear();
-    } else {
-      edges.clear();
-      numEdges = 0;
-      edgeError.clear();
-    }
-  };
-  streamed.element = [&](std::size_t field, const json_input::FlatValue& item) {
-    if (field == 0) {
-      const std::size_t i = numNodes++;
-      Node node;
-      if (nodeError.empty() && (detail::readNodeInOnePass(item, &node) || readNode(item, i, name, &nodeError, &node)))
-        nodes.push_back(std::move(node));
-    } else {
-      const std::size_t i = numEdges++;
-      RawEdge edge;
-      if (edgeError.empty() && (detail::readEdgeInOnePass(item, &edge) || readEdge(item, i, name, &edgeError, &edge)))
-        edges.push_back(edge);
-    }
-  };
-  const auto root = json_input::parseFlat(std::forward<Text>(text), name, error, streamed);
-  if (!root) return std::nullopt;
-  json_input::Fields top(*root, name, "", error);
-  if (!top.isObject()) return std::nullopt;
-
-  Machine machine;
-  std::int64_t maxFpgas = 0, maxCpus = 0;
-  if (!top.number("maxSizePerFPGA", &machine.maxSizePerFpga) ||
-      !top.integer("maxFPGAs", &maxFpgas) || !top.integer("maxCPUs", &maxCpus))
-    return std::nullopt;
-  for (auto [field, value] : {std::pair{"maxFPGAs", maxFpgas}, std::pair{"maxCPUs", maxCpus}})
-    if (value > kMaxDevicesPerKind) {
-      *error = name + ": " + field + " must be at most " + std::to_string(kMaxDevicesPerKind) +
-               ", got " + std::to_string(value);
-      return std::nullopt;
-    }
-  machine.maxFpgas = static_cast<int>(maxFpgas);
-  machine.maxCpus = static_cast<int>(maxCpus);
-
-  if (!top.isArray("nodes") || !top.isArray("edges")) return std::nullopt;
-  for (const std::string* firstBad : {&nodeError, &edgeError})
-    if (!firstBad->empty()) {
-      *error = *firstBad;
-      return std::nullopt;
-    }
-  return buildWorkload(name, machine, std::move(nodes), edges, error);
-}
-
-}  // namespace
-
-std::optional<Workload> parseWorkload(std::string_view text, const std::string& name, std::string* error) {
-  return parseWorkloadText(text, name, error);
-}
-
-std::optional<Workload> loadWorkload(const std::string& path, std::string* error) {
-  auto text = readFile(path, error);
-  if (!text) return std::nullopt;
-  return parseWorkloadText(std::move(*text), inputName(path), error);
-}
-
-std::string workloadToJson(const Workload& workload) {
-  Json root = Json::object();
-  root["maxSizePerFPGA"] = workload.machine.maxSizePerFpga;
-  root["maxFPGAs"] = workload.machine.maxFpgas;
-  root["maxCPUs"] = workload.machine.maxCpus;
-  Json nodes = Json::array();
-  for (const Node& node : workload.nodes) {
-    Json item = Json::object();
-    if (!node.name.empty()) item["name"] = node.name;
-    item["id"] = node.id;
-    item["supportedOnFpga"] = node.supportedOnFpga;
-    item["cpuLatency"] = node.cpuLatency;
-    item["fpgaLatency"] = node.fpgaLatency;
-    item["isBackwardNode"] = node.isBackward;
-    if (node.colorClass) item["colorClass"] = *node.colorClass;
-    item["size"] = node.size;
-    nodes.push_back(std::move(item));
-  }
-  Json edges = Json::array();
-  for (const Edge& edge : workload.edges)
-    edges.push_back({{"sourceId", workload.nodes[edge.source].id},
-                     {"destId", workload.nodes[edge.dest].id},
-                     {"cost", workload.outCost[edge.source]}});
-  root["nodes"] = std::move(nodes);
-  root["edges"] = std::move(edges);
-  return root.dump(1) + "\n";
 }
 
 }  // namespace dnnplace

@@ -138,7 +138,7 @@ TEST(LatencyGreedy, GeneratedWorkloadsFeasibleAndAgreeWithEvaluator) {
 /// Best latency over every class-to-device assignment (tiny instances only).
 double bruteForceLatency(const Workload& workload) {
   const int devices = workload.machine.maxFpgas + workload.machine.maxCpus;
-  std::vector<int> deviceOfClass(workload.numClasses, 0);
+  std::vector<int> deviceOfClass(workload.graph().numClasses, 0);
   double best = std::numeric_limits<double>::infinity();
   EvaluateOptions options;
   options.objective = Objective::Latency;
@@ -147,12 +147,12 @@ double bruteForceLatency(const Workload& workload) {
     p.numAccelerators = workload.machine.maxFpgas;
     p.numCpus = workload.machine.maxCpus;
     p.deviceOf.resize(workload.numNodes());
-    for (NodeIndex v = 0; v < workload.numNodes(); ++v) p.deviceOf[v] = deviceOfClass[workload.classOf[v]];
+    for (NodeIndex v = 0; v < workload.numNodes(); ++v) p.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
     const Evaluation e = evaluate(workload, p, options);
     if (e.feasible) best = std::min(best, e.objective);
     int c = 0;
-    while (c < workload.numClasses && ++deviceOfClass[c] == devices) deviceOfClass[c++] = 0;
-    if (c == workload.numClasses) break;
+    while (c < workload.graph().numClasses && ++deviceOfClass[c] == devices) deviceOfClass[c++] = 0;
+    if (c == workload.graph().numClasses) break;
   }
   return best;
 }

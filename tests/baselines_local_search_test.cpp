@@ -68,16 +68,16 @@ std::pair<double, double> keys(const Workload& workload, const Placement& placem
 /// Best max-load over every class-to-device assignment (tiny instances only).
 double bruteForceOptimum(const Workload& workload) {
   const int devices = workload.machine.maxFpgas + workload.machine.maxCpus;
-  std::vector<int> deviceOfClass(workload.numClasses, 0);
+  std::vector<int> deviceOfClass(workload.graph().numClasses, 0);
   double best = std::numeric_limits<double>::infinity();
   for (;;) {
     Placement p = allOn(workload, 0);
-    for (NodeIndex v = 0; v < workload.numNodes(); ++v) p.deviceOf[v] = deviceOfClass[workload.classOf[v]];
+    for (NodeIndex v = 0; v < workload.numNodes(); ++v) p.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
     const Evaluation e = evaluate(workload, p, EvaluateOptions{});
     if (e.feasible) best = std::min(best, e.objective);
     int c = 0;
-    while (c < workload.numClasses && ++deviceOfClass[c] == devices) deviceOfClass[c++] = 0;
-    if (c == workload.numClasses) break;
+    while (c < workload.graph().numClasses && ++deviceOfClass[c] == devices) deviceOfClass[c++] = 0;
+    if (c == workload.graph().numClasses) break;
   }
   return best;
 }
@@ -155,7 +155,7 @@ TEST(LocalSearch, NeverWorsensItsStartAndEndsInALocalOptimum) {
     // Start: every class on a CPU core, spread round-robin (always feasible here).
     Placement start = allOn(workload, 0);
     for (NodeIndex v = 0; v < workload.numNodes(); ++v)
-      start.deviceOf[v] = machine.maxFpgas + workload.classOf[v] % machine.maxCpus;
+      start.deviceOf[v] = machine.maxFpgas + workload.graph().classOf[v] % machine.maxCpus;
     const double startLoad = keys(workload, start).first;
     const SolveOutcome outcome = localSearchFrom(workload, start, quickOptions());
     ASSERT_EQ(outcome.status == SolveStatus::Feasible || outcome.status == SolveStatus::Optimal, true)
@@ -168,7 +168,7 @@ TEST(LocalSearch, NeverWorsensItsStartAndEndsInALocalOptimum) {
     // Local optimality, checked from scratch: no single class move improves
     // (max-load, sum of squares) beyond rounding noise.
     const double tolerance = 1e-7 * std::max(1.0, resultMax);
-    for (int c = 0; c < workload.numClasses; ++c) {
+    for (int c = 0; c < workload.graph().numClasses; ++c) {
       for (int d = 0; d < machine.maxFpgas + machine.maxCpus; ++d) {
         Placement moved = result;
         for (NodeIndex v : workload.classMembers(c)) moved.deviceOf[v] = d;

@@ -267,7 +267,7 @@ TEST(IdealLattice, CountsMatchSubsetEnumerationAndLinksAreConsistent) {
     std::uint64_t expected = 0;
     for (std::uint32_t mask = 0; mask < (1u << n); ++mask) {
       bool closed = true;
-      for (const Edge& e : w.edges)
+      for (const Edge& e : w.graph().edges)
         if ((mask >> g.superOf[e.dest] & 1) && !(mask >> g.superOf[e.source] & 1)) closed = false;
       expected += closed;
     }

@@ -376,13 +376,13 @@ Workload shuffled(const Workload& w, std::uint64_t seed) {
   std::vector<Node> nodes;
   std::vector<std::int64_t> newId(w.numNodes());
   for (std::size_t i = 0; i < order.size(); ++i) {
-    Node node = w.nodes[order[i]];
+    Node node = w.graph().nodes[order[i]];
     node.id = newId[order[i]] = 1000 + 3 * static_cast<std::int64_t>(i);
-    node.colorClass = 500000 + w.classOf[order[i]];  // same classes, explicit
+    node.colorClass = 500000 + w.graph().classOf[order[i]];  // same classes, explicit
     nodes.push_back(node);
   }
   std::vector<RawEdge> edges;
-  for (const Edge& e : w.edges) edges.push_back({newId[e.source], newId[e.dest], w.outCost[e.source]});
+  for (const Edge& e : w.graph().edges) edges.push_back({newId[e.source], newId[e.dest], w.graph().outCost[e.source]});
   std::shuffle(edges.begin(), edges.end(), rng);
   std::string error;
   auto result = buildWorkload("shuffled", w.machine, std::move(nodes), edges, &error);

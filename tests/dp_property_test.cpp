@@ -220,20 +220,20 @@ struct BruteForce {
 /// interchangeable: each class joins a device already used or the next new
 /// one), keeps feasible contiguous placements and returns the best max-load.
 BruteForce bruteForce(const Workload& w) {
-  const int classes = w.numClasses;
+  const int classes = w.graph().numClasses;
   const int k = w.machine.maxFpgas, l = w.machine.maxCpus;
   std::vector<char> hasForward(classes, 0), supported(classes, 1);
   std::vector<double> size(classes, 0);
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-    const int c = w.classOf[v];
-    if (!w.nodes[v].isBackward) hasForward[c] = 1;
-    if (!w.nodes[v].supportedOnFpga) supported[c] = 0;
-    size[c] += w.nodes[v].size;
+    const int c = w.graph().classOf[v];
+    if (!w.graph().nodes[v].isBackward) hasForward[c] = 1;
+    if (!w.graph().nodes[v].supportedOnFpga) supported[c] = 0;
+    size[c] += w.graph().nodes[v].size;
   }
   std::vector<std::pair<int, int>> classEdges;
-  for (const Edge& e : w.edges) {
-    const bool sb = w.nodes[e.source].isBackward, db = w.nodes[e.dest].isBackward;
-    const int a = w.classOf[e.source], b = w.classOf[e.dest];
+  for (const Edge& e : w.graph().edges) {
+    const bool sb = w.graph().nodes[e.source].isBackward, db = w.graph().nodes[e.dest].isBackward;
+    const int a = w.graph().classOf[e.source], b = w.graph().classOf[e.dest];
     if (!sb && !db) classEdges.push_back({a, b});
     if (sb && db && (!hasForward[a] || !hasForward[b])) classEdges.push_back({b, a});
   }
@@ -272,19 +272,19 @@ BruteForce bruteForce(const Workload& w) {
     // Loads from the original graph.
     std::vector<double> load(devices, 0);
     for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-      const int d = device[w.classOf[v]];
-      load[d] += d < k ? w.nodes[v].fpgaLatency : w.nodes[v].cpuLatency;
+      const int d = device[w.graph().classOf[v]];
+      load[d] += d < k ? w.graph().nodes[v].fpgaLatency : w.graph().nodes[v].cpuLatency;
     }
     for (NodeIndex u = 0; u < w.numNodes(); ++u) {
       std::set<int> paying;  // accelerators that pay u's cost once
-      const int du = device[w.classOf[u]];
+      const int du = device[w.graph().classOf[u]];
       for (NodeIndex x : w.successors(u)) {
-        const int dx = device[w.classOf[x]];
+        const int dx = device[w.graph().classOf[x]];
         if (dx == du) continue;
         if (du < k) paying.insert(du);
         if (dx < k) paying.insert(dx);
       }
-      for (int d : paying) load[d] += w.outCost[u];
+      for (int d : paying) load[d] += w.graph().outCost[u];
     }
     const double worst = *std::max_element(load.begin(), load.end());
     result.feasible = true;
@@ -310,7 +310,7 @@ BruteForce bruteForce(const Workload& w) {
 
 std::string describe(const RandomGraph& g, const Workload& w) {
   std::string text = g.shape + ", " + std::to_string(w.numNodes()) + " nodes, " +
-                     std::to_string(w.numClasses) + " classes, k=" + std::to_string(w.machine.maxFpgas) +
+                     std::to_string(w.graph().numClasses) + " classes, k=" + std::to_string(w.machine.maxFpgas) +
                      " l=" + std::to_string(w.machine.maxCpus) +
                      " mem=" + std::to_string(w.machine.maxSizePerFpga) + "\n";
   text += workloadToJson(w);
@@ -327,10 +327,10 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
     auto built = buildWorkload("random", g.machine, g.nodes, g.edges, &error);
     ASSERT_TRUE(built.has_value()) << error;
     const Workload& w = *built;
-    if (w.numClasses > 7) continue;  // keep the brute force small
+    if (w.graph().numClasses > 7) continue;  // keep the brute force small
     ++checked;
     bool backward = false, orphan = false, unsupported = false;
-    for (const auto& node : w.nodes) {
+    for (const auto& node : w.graph().nodes) {
       backward = backward || node.isBackward;
       orphan = orphan || (node.colorClass && *node.colorClass >= 500);
       unsupported = unsupported || !node.supportedOnFpga;

@@ -522,15 +522,15 @@ TEST(EvaluatorBruteForce, GeneratedWorkloads) {
     Instance inst;
     inst.workload = generateWorkload(g);
     inst.machine = inst.workload.machine;
-    inst.nodes = inst.workload.nodes;
+    inst.nodes = inst.workload.graph().nodes;
     // Rebuild the raw edge list from the JSON the generator writes, so the
     // costs come from the file format, not from Workload::outCost.
     std::string error;
     auto reparsed = parseWorkload(workloadToJson(inst.workload), "gen.json", &error);
     ASSERT_TRUE(reparsed) << error;
-    for (const Edge& e : reparsed->edges)
-      inst.edges.push_back({reparsed->nodes[e.source].id, reparsed->nodes[e.dest].id,
-                            reparsed->outCost[e.source]});
+    for (const Edge& e : reparsed->graph().edges)
+      inst.edges.push_back({reparsed->graph().nodes[e.source].id, reparsed->graph().nodes[e.dest].id,
+                            reparsed->graph().outCost[e.source]});
     for (int trial = 0; trial < 40; ++trial) {
       const Placement p = randomPlacement(rng, inst, 3, 2, false);
       const auto loads = throughputLoads(inst, p);

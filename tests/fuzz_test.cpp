@@ -104,7 +104,7 @@ TEST(Fuzz, WorkloadParserNeverCrashes) {
     auto reparsed = parseWorkload(workloadToJson(*workload), "again.json", &again);
     ASSERT_TRUE(reparsed) << "accepted input does not round-trip: " << again;
     EXPECT_EQ(reparsed->numNodes(), workload->numNodes());
-    EXPECT_EQ(reparsed->edges.size(), workload->edges.size());
+    EXPECT_EQ(reparsed->graph().edges.size(), workload->graph().edges.size());
   }
   EXPECT_GT(rejected, 1000);
   EXPECT_GT(accepted, 50);  // some mutations are harmless (whitespace, values)

@@ -36,7 +36,7 @@ const GraphShape kShapes[] = {GraphShape::Chain, GraphShape::Transformer, GraphS
                               GraphShape::SeriesParallel};
 
 int countForward(const Workload& w) {
-  return static_cast<int>(std::count_if(w.nodes.begin(), w.nodes.end(),
+  return static_cast<int>(std::count_if(w.graph().nodes.begin(), w.graph().nodes.end(),
                                         [](const Node& node) { return !node.isBackward; }));
 }
 
@@ -44,7 +44,7 @@ int countForward(const Workload& w) {
 std::uint64_t bruteForceIdeals(const Workload& w) {
   std::vector<NodeIndex> forward;
   for (NodeIndex v = 0; v < w.numNodes(); ++v)
-    if (!w.nodes[v].isBackward) forward.push_back(v);
+    if (!w.graph().nodes[v].isBackward) forward.push_back(v);
   const int n = static_cast<int>(forward.size());
   EXPECT_LE(n, 22) << "too many nodes to enumerate";
   std::vector<int> position(w.numNodes(), -1);
@@ -52,7 +52,7 @@ std::uint64_t bruteForceIdeals(const Workload& w) {
   std::uint64_t ideals = 0;
   for (std::uint64_t subset = 0; subset < (std::uint64_t{1} << n); ++subset) {
     bool closed = true;
-    for (const Edge& e : w.edges) {
+    for (const Edge& e : w.graph().edges) {
       const int from = position[e.source], to = position[e.dest];
       if (from < 0 || to < 0) continue;
       if ((subset >> to & 1) && !(subset >> from & 1)) closed = false;
@@ -90,10 +90,10 @@ TEST(Generator, SeedChangesValuesNotStructure) {
     Workload a = generateWorkload(optionsFor(shape, 3, 2, true, 1));
     Workload b = generateWorkload(optionsFor(shape, 3, 2, true, 2));
     ASSERT_EQ(a.numNodes(), b.numNodes());
-    ASSERT_EQ(a.edges.size(), b.edges.size());
+    ASSERT_EQ(a.graph().edges.size(), b.graph().edges.size());
     bool anyLatencyDiffers = false;
     for (NodeIndex v = 0; v < a.numNodes(); ++v)
-      anyLatencyDiffers |= a.nodes[v].fpgaLatency != b.nodes[v].fpgaLatency;
+      anyLatencyDiffers |= a.graph().nodes[v].fpgaLatency != b.graph().nodes[v].fpgaLatency;
     EXPECT_TRUE(anyLatencyDiffers) << "seed had no effect";
   }
 }
@@ -107,8 +107,8 @@ TEST(Generator, OutputRoundTripsThroughTheParser) {
       auto parsed = parseWorkload(json, "generated.json", &error);
       ASSERT_TRUE(parsed) << error;
       EXPECT_EQ(parsed->numNodes(), original.numNodes());
-      EXPECT_EQ(parsed->edges.size(), original.edges.size());
-      EXPECT_EQ(parsed->numClasses, original.numClasses);
+      EXPECT_EQ(parsed->graph().edges.size(), original.graph().edges.size());
+      EXPECT_EQ(parsed->graph().numClasses, original.graph().numClasses);
       EXPECT_EQ(workloadToJson(*parsed), json);
     }
 }
@@ -133,7 +133,7 @@ TEST(Generator, NumbersLookProfiled) {
       Workload w = generateWorkload(optionsFor(shape, 4, 4, training));
       int computeNodes = 0, leaves = 0;
       for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-        const Node& node = w.nodes[v];
+        const Node& node = w.graph().nodes[v];
         EXPECT_TRUE(node.supportedOnFpga);  // default: all supported
         EXPECT_EQ(node.size, std::floor(node.size));
         ASSERT_TRUE(node.colorClass.has_value());
@@ -152,8 +152,8 @@ TEST(Generator, NumbersLookProfiled) {
           EXPECT_GT(node.cpuLatency, 5 * node.fpgaLatency);
           EXPECT_LT(node.cpuLatency, 20 * node.fpgaLatency);
         }
-        EXPECT_GE(w.outCost[v], 0);
-        EXPECT_LT(w.outCost[v], 1000);
+        EXPECT_GE(w.graph().outCost[v], 0);
+        EXPECT_LT(w.graph().outCost[v], 1000);
       }
       EXPECT_GT(computeNodes, 0);
       const bool hasWeightLeaves = shape == GraphShape::Transformer || shape == GraphShape::Cnn;
@@ -164,11 +164,11 @@ TEST(Generator, NumbersLookProfiled) {
 TEST(Generator, ChainIsASequence) {
   Workload w = generateWorkload(optionsFor(GraphShape::Chain, 6, 1, false));
   ASSERT_EQ(w.numNodes(), 6);
-  ASSERT_EQ(w.edges.size(), 5u);
-  for (int i = 0; i + 1 < static_cast<int>(w.topologicalOrder.size()); ++i) {
-    auto next = w.successors(w.topologicalOrder[i]);
+  ASSERT_EQ(w.graph().edges.size(), 5u);
+  for (int i = 0; i + 1 < static_cast<int>(w.graph().topologicalOrder.size()); ++i) {
+    auto next = w.successors(w.graph().topologicalOrder[i]);
     ASSERT_EQ(next.size(), 1u);
-    EXPECT_EQ(next[0], w.topologicalOrder[i + 1]);
+    EXPECT_EQ(next[0], w.graph().topologicalOrder[i + 1]);
   }
   EXPECT_EQ(bruteForceIdeals(w), 7u);
 }
@@ -186,20 +186,20 @@ TEST(Generator, TransformerBlocksHaveAttentionBranchesAndResiduals) {
   int attentionNodes = 0, concatNodes = 0, residualAdds = 0, weightLeaves = 0;
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
     const auto preds = w.predecessors(v);
-    const Node& node = w.nodes[v];
+    const Node& node = w.graph().nodes[v];
     if (node.fpgaLatency == 0 && preds.empty()) {
       ++weightLeaves;
       continue;
     }
     int computePreds = 0, leafPreds = 0;
-    for (NodeIndex u : preds) (w.nodes[u].fpgaLatency == 0 ? leafPreds : computePreds)++;
+    for (NodeIndex u : preds) (w.graph().nodes[u].fpgaLatency == 0 ? leafPreds : computePreds)++;
     if (computePreds == 3 && leafPreds == 0) {
       // Attention: its three inputs are projections of one LayerNorm.
       ++attentionNodes;
       std::set<NodeIndex> norms;
       for (NodeIndex u : preds)
         for (NodeIndex x : w.predecessors(u))
-          if (w.nodes[x].fpgaLatency > 0) norms.insert(x);
+          if (w.graph().nodes[x].fpgaLatency > 0) norms.insert(x);
       EXPECT_EQ(norms.size(), 1u);
     } else if (computePreds == heads) {
       ++concatNodes;
@@ -234,7 +234,7 @@ TEST(Generator, CnnBlocksJoinAShortcutAtAnAdd) {
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
     std::vector<NodeIndex> computePreds;
     for (NodeIndex u : w.predecessors(v))
-      if (w.nodes[u].fpgaLatency > 0) computePreds.push_back(u);
+      if (w.graph().nodes[u].fpgaLatency > 0) computePreds.push_back(u);
     if (computePreds.size() != 2) continue;
     ++joins;
     auto a = ancestorsOf(w, computePreds[0]), b = ancestorsOf(w, computePreds[1]);
@@ -279,26 +279,26 @@ TEST(Generator, TrainingAddsOneBackwardTwinPerForwardNode) {
     ASSERT_EQ(w.numNodes(), 2 * forward);
 
     std::map<std::int64_t, std::vector<NodeIndex>> byClass;
-    for (NodeIndex v = 0; v < w.numNodes(); ++v) byClass[*w.nodes[v].colorClass].push_back(v);
+    for (NodeIndex v = 0; v < w.numNodes(); ++v) byClass[*w.graph().nodes[v].colorClass].push_back(v);
     std::map<NodeIndex, NodeIndex> twinOf;
     for (const auto& [cls, members] : byClass) {
       ASSERT_EQ(members.size(), 2u) << "class " << cls;
       NodeIndex f = members[0], b = members[1];
-      if (w.nodes[f].isBackward) std::swap(f, b);
-      ASSERT_FALSE(w.nodes[f].isBackward);
-      ASSERT_TRUE(w.nodes[b].isBackward);
-      EXPECT_EQ(w.classOf[f], w.classOf[b]);
+      if (w.graph().nodes[f].isBackward) std::swap(f, b);
+      ASSERT_FALSE(w.graph().nodes[f].isBackward);
+      ASSERT_TRUE(w.graph().nodes[b].isBackward);
+      EXPECT_EQ(w.graph().classOf[f], w.graph().classOf[b]);
       twinOf[f] = b;
-      if (w.nodes[f].fpgaLatency > 0) {
-        EXPECT_GT(w.nodes[b].fpgaLatency, w.nodes[f].fpgaLatency);
+      if (w.graph().nodes[f].fpgaLatency > 0) {
+        EXPECT_GT(w.graph().nodes[b].fpgaLatency, w.graph().nodes[f].fpgaLatency);
       }
     }
     std::set<std::pair<NodeIndex, NodeIndex>> edges;
-    for (const Edge& e : w.edges) edges.insert({e.source, e.dest});
+    for (const Edge& e : w.graph().edges) edges.insert({e.source, e.dest});
     int forwardToBackward = 0;
-    for (const Edge& e : w.edges) {
-      const bool sourceBackward = w.nodes[e.source].isBackward;
-      const bool destBackward = w.nodes[e.dest].isBackward;
+    for (const Edge& e : w.graph().edges) {
+      const bool sourceBackward = w.graph().nodes[e.source].isBackward;
+      const bool destBackward = w.graph().nodes[e.dest].isBackward;
       EXPECT_FALSE(sourceBackward && !destBackward) << "backward to forward edge";
       if (!sourceBackward && !destBackward) {
         EXPECT_TRUE(edges.count({twinOf[e.dest], twinOf[e.source]})) << "reversed edge missing";
@@ -309,7 +309,7 @@ TEST(Generator, TrainingAddsOneBackwardTwinPerForwardNode) {
       }
     }
     EXPECT_EQ(forwardToBackward, 1);
-    const NodeIndex loss = w.topologicalOrder[forward - 1];
+    const NodeIndex loss = w.graph().topologicalOrder[forward - 1];
     EXPECT_TRUE(w.successors(loss).size() == 1 && w.successors(loss)[0] == twinOf[loss]);
   }
 }
@@ -320,17 +320,17 @@ TEST(Generator, UnsupportedNodesOnlyWhenAsked) {
   Workload w = generateWorkload(options);
   int unsupported = 0;
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-    if (w.nodes[v].supportedOnFpga) continue;
+    if (w.graph().nodes[v].supportedOnFpga) continue;
     ++unsupported;
-    EXPECT_GT(w.nodes[v].cpuLatency, 0) << "weights stay supported";
-    for (NodeIndex x : w.classMembers(w.classOf[v]))
-      EXPECT_FALSE(w.nodes[x].supportedOnFpga) << "a class is supported or not as a whole";
+    EXPECT_GT(w.graph().nodes[v].cpuLatency, 0) << "weights stay supported";
+    for (NodeIndex x : w.classMembers(w.graph().classOf[v]))
+      EXPECT_FALSE(w.graph().nodes[x].supportedOnFpga) << "a class is supported or not as a whole";
   }
   EXPECT_GT(unsupported, 0);
   EXPECT_LT(unsupported, w.numNodes() / 2);
   options.unsupportedFraction = 1;
   Workload all = generateWorkload(options);
-  for (const Node& node : all.nodes)
+  for (const Node& node : all.graph().nodes)
     EXPECT_EQ(node.supportedOnFpga, node.fpgaLatency == 0);
 }
 

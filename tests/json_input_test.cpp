@@ -298,12 +298,12 @@ TEST(JsonInput, NumbersReadAsNlohmannReadsThem) {
       EXPECT_NE(error.find("size must be at most 1e30, got "), std::string::npos) << error;
     } else {
       ASSERT_TRUE(asLatency.has_value()) << error;
-      EXPECT_EQ(std::bit_cast<std::uint64_t>(asLatency->nodes[0].size), std::bit_cast<std::uint64_t>(theirs.get<double>()));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(asLatency->graph().nodes[0].size), std::bit_cast<std::uint64_t>(theirs.get<double>()));
     }
     const auto asId = parseWorkload(workloadOf(std::string("[") + node(number) + "]"), "w.json", &error);
     if (theirs.is_number_integer() && !(theirs.is_number_unsigned() && theirs.get<std::uint64_t>() > INT64_MAX)) {
       ASSERT_TRUE(asId.has_value()) << error;
-      EXPECT_EQ(asId->nodes[0].id, theirs.get<std::int64_t>());
+      EXPECT_EQ(asId->graph().nodes[0].id, theirs.get<std::int64_t>());
     } else if (!asId) {
       EXPECT_NE(error.find("id must be an integer"), std::string::npos) << error;
     }
@@ -396,24 +396,24 @@ TEST(JsonInput, NodesAndEdgesAreReadAsTheyAreMet) {
       "w.json", &error);
   ASSERT_TRUE(w.has_value()) << error;
   ASSERT_EQ(w->numNodes(), 3);
-  EXPECT_EQ(w->nodes[0].id, 7);
-  EXPECT_EQ(w->nodes[0].cpuLatency, 2.5);
-  EXPECT_EQ(w->nodes[0].fpgaLatency, 1.0);
-  EXPECT_EQ(w->nodes[0].colorClass, std::optional<std::int64_t>(-3));
-  EXPECT_EQ(w->nodes[0].size, 1000.0);
-  EXPECT_EQ(w->nodes[0].name, "conv");
-  EXPECT_TRUE(w->nodes[0].supportedOnFpga);
-  EXPECT_FALSE(w->nodes[0].isBackward);
-  EXPECT_EQ(w->nodes[1].id, 8);  // the last of a repeated key counts; 0.0 and 1.0 are flags
-  EXPECT_FALSE(w->nodes[1].supportedOnFpga);
-  EXPECT_TRUE(w->nodes[1].isBackward);
-  EXPECT_EQ(w->nodes[1].colorClass, std::nullopt);
-  EXPECT_EQ(w->nodes[1].name, "");
-  EXPECT_EQ(w->nodes[2].id, 9);  // integers written 9.0; a name not a string is no name
-  EXPECT_EQ(w->nodes[2].colorClass, std::optional<std::int64_t>(2));
-  EXPECT_EQ(w->nodes[2].name, "");
-  EXPECT_EQ(w->outCost[0], 0.5);
-  EXPECT_EQ(w->outCost[2], 2.0);
+  EXPECT_EQ(w->graph().nodes[0].id, 7);
+  EXPECT_EQ(w->graph().nodes[0].cpuLatency, 2.5);
+  EXPECT_EQ(w->graph().nodes[0].fpgaLatency, 1.0);
+  EXPECT_EQ(w->graph().nodes[0].colorClass, std::optional<std::int64_t>(-3));
+  EXPECT_EQ(w->graph().nodes[0].size, 1000.0);
+  EXPECT_EQ(w->graph().nodes[0].name, "conv");
+  EXPECT_TRUE(w->graph().nodes[0].supportedOnFpga);
+  EXPECT_FALSE(w->graph().nodes[0].isBackward);
+  EXPECT_EQ(w->graph().nodes[1].id, 8);  // the last of a repeated key counts; 0.0 and 1.0 are flags
+  EXPECT_FALSE(w->graph().nodes[1].supportedOnFpga);
+  EXPECT_TRUE(w->graph().nodes[1].isBackward);
+  EXPECT_EQ(w->graph().nodes[1].colorClass, std::nullopt);
+  EXPECT_EQ(w->graph().nodes[1].name, "");
+  EXPECT_EQ(w->graph().nodes[2].id, 9);  // integers written 9.0; a name not a string is no name
+  EXPECT_EQ(w->graph().nodes[2].colorClass, std::optional<std::int64_t>(2));
+  EXPECT_EQ(w->graph().nodes[2].name, "");
+  EXPECT_EQ(w->graph().outCost[0], 0.5);
+  EXPECT_EQ(w->graph().outCost[2], 2.0);
 
   // A fault that the element's last key repairs is no fault; one it brings is.
   EXPECT_TRUE(parseWorkload(workloadOf(std::string("[") + node("1", R"(, "cpuLatency": -1, "cpuLatency": 1)") + "]"), "w.json", &error));
@@ -458,7 +458,7 @@ TEST(JsonInput, AWorkloadReportsItsFirstFaultInTreeOrder) {
                                      "w.json", &error);
   ASSERT_TRUE(emptied.has_value()) << error;
   EXPECT_EQ(emptied->numNodes(), 1);
-  EXPECT_TRUE(emptied->edges.empty());
+  EXPECT_TRUE(emptied->graph().edges.empty());
 
   // Extra nested fields inside an element, and elsewhere, are read past.
   const auto nested = parseWorkload("{" + machine + R"(, "meta": {"nodes": [7]}, "nodes": [)" +

@@ -255,11 +255,11 @@ TEST(MalformedWorkload, TheBaseWorkloadIsValid) {
   auto workload = parseWorkload(kValid, "base.json", &error);
   ASSERT_TRUE(workload) << error;
   EXPECT_EQ(workload->numNodes(), 5);
-  EXPECT_EQ(workload->edges.size(), 5u);
-  EXPECT_EQ(workload->numClasses, 4);  // 11 and 21 share class 2
-  EXPECT_FALSE(workload->nodes[2].supportedOnFpga);
-  EXPECT_TRUE(workload->nodes[4].isBackward);
-  EXPECT_EQ(workload->nodes[3].size, 0);  // size defaults to 0
+  EXPECT_EQ(workload->graph().edges.size(), 5u);
+  EXPECT_EQ(workload->graph().numClasses, 4);  // 11 and 21 share class 2
+  EXPECT_FALSE(workload->graph().nodes[2].supportedOnFpga);
+  EXPECT_TRUE(workload->graph().nodes[4].isBackward);
+  EXPECT_EQ(workload->graph().nodes[3].size, 0);  // size defaults to 0
 }
 
 TEST(MalformedWorkload, AtLeastFiftyKinds) { EXPECT_GE(malformedCases().size(), 50u); }

@@ -101,7 +101,7 @@ Workload randomWorkload(std::mt19937_64& rng, const TinyOptions& options) {
       ADD_FAILURE() << "generator produced an invalid workload: " << error;
       continue;
     }
-    if (w->numClasses <= options.maxClasses) return std::move(*w);
+    if (w->graph().numClasses <= options.maxClasses) return std::move(*w);
   }
 }
 
@@ -121,10 +121,10 @@ void forEachAssignment(int classes, int devices, F&& f) {
 bool respectsMachine(const Workload& w, const std::vector<int>& deviceOfClass, int accelerators) {
   std::vector<double> memory(accelerators, 0);
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-    const int d = deviceOfClass[w.classOf[v]];
+    const int d = deviceOfClass[w.graph().classOf[v]];
     if (d >= accelerators) continue;
-    if (!w.nodes[v].supportedOnFpga) return false;
-    memory[d] += w.nodes[v].size;
+    if (!w.graph().nodes[v].supportedOnFpga) return false;
+    memory[d] += w.graph().nodes[v].size;
   }
   for (double m : memory)
     if (m > w.machine.maxSizePerFpga) return false;
@@ -135,8 +135,8 @@ bool respectsMachine(const Workload& w, const std::vector<int>& deviceOfClass, i
 std::vector<std::vector<char>> forwardClosure(const Workload& w) {
   const int n = w.numNodes();
   std::vector<std::vector<char>> reaches(n, std::vector<char>(n, 0));
-  for (const Edge& e : w.edges)
-    if (!w.nodes[e.source].isBackward && !w.nodes[e.dest].isBackward)
+  for (const Edge& e : w.graph().edges)
+    if (!w.graph().nodes[e.source].isBackward && !w.graph().nodes[e.dest].isBackward)
       reaches[e.source][e.dest] = 1;
   for (int m = 0; m < n; ++m)
     for (int u = 0; u < n; ++u)
@@ -156,20 +156,20 @@ ThroughputTruth bruteForceThroughput(const Workload& w, bool diffMaxima) {
   const auto reaches = forwardClosure(w);
   ThroughputTruth truth;
   std::vector<int> deviceOf(w.numNodes());
-  forEachAssignment(w.numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
+  forEachAssignment(w.graph().numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
     if (!respectsMachine(w, deviceOfClass, k)) return;
-    for (NodeIndex v = 0; v < w.numNodes(); ++v) deviceOf[v] = deviceOfClass[w.classOf[v]];
+    for (NodeIndex v = 0; v < w.numNodes(); ++v) deviceOf[v] = deviceOfClass[w.graph().classOf[v]];
     std::vector<double> fw(devices, 0), bw(devices, 0);
     for (NodeIndex v = 0; v < w.numNodes(); ++v) {
       const int d = deviceOf[v];
-      (w.nodes[v].isBackward ? bw : fw)[d] += d < k ? w.nodes[v].fpgaLatency : w.nodes[v].cpuLatency;
+      (w.graph().nodes[v].isBackward ? bw : fw)[d] += d < k ? w.graph().nodes[v].fpgaLatency : w.graph().nodes[v].cpuLatency;
     }
     for (int a = 0; a < k; ++a)
       for (NodeIndex u = 0; u < w.numNodes(); ++u) {
         bool crosses = false;
-        for (const Edge& e : w.edges)
+        for (const Edge& e : w.graph().edges)
           if (e.source == u && ((deviceOf[u] == a) != (deviceOf[e.dest] == a))) crosses = true;
-        if (crosses) (w.nodes[u].isBackward ? bw : fw)[a] += w.outCost[u];
+        if (crosses) (w.graph().nodes[u].isBackward ? bw : fw)[a] += w.graph().outCost[u];
       }
     double value = 0, maxFw = 0, maxBw = 0;
     for (int d = 0; d < devices; ++d) {
@@ -203,7 +203,7 @@ double bruteLatency(const Workload& w, const std::vector<int>& deviceOf, int k, 
     if (runs[a][v] >= 0) return runs[a][v];
     const bool in = deviceOf[v] == a;
     int best = in ? 1 : 0;
-    for (const Edge& e : w.edges) {
+    for (const Edge& e : w.graph().edges) {
       if (e.dest != v) continue;
       const int r = count(a, e.source);
       best = std::max(best, in && deviceOf[e.source] != a ? r + 1 : r);
@@ -228,14 +228,14 @@ double bruteLatency(const Workload& w, const std::vector<int>& deviceOf, int k, 
   std::vector<double> duration(tasks, 0);
   std::vector<std::set<int>> preds(tasks);
   for (NodeIndex v = 0; v < n; ++v)
-    duration[task[v]] += deviceOf[v] < k ? w.nodes[v].fpgaLatency : w.nodes[v].cpuLatency;
+    duration[task[v]] += deviceOf[v] < k ? w.graph().nodes[v].fpgaLatency : w.graph().nodes[v].cpuLatency;
   std::vector<std::set<NodeIndex>> paid(tasks);
-  for (const Edge& e : w.edges) {
+  for (const Edge& e : w.graph().edges) {
     const int tu = task[e.source], tx = task[e.dest];
     if (tu == tx) continue;
     preds[tx].insert(tu);
-    if (deviceOf[e.source] < k && paid[tu].insert(e.source).second) duration[tu] += w.outCost[e.source];
-    if (deviceOf[e.dest] < k && paid[tx].insert(e.source).second) duration[tx] += w.outCost[e.source];
+    if (deviceOf[e.source] < k && paid[tu].insert(e.source).second) duration[tu] += w.graph().outCost[e.source];
+    if (deviceOf[e.dest] < k && paid[tx].insert(e.source).second) duration[tx] += w.graph().outCost[e.source];
   }
   for (const auto& [key, t] : taskOfPiece) {
     auto previous = taskOfPiece.find({key.first, key.second - 1});
@@ -266,9 +266,9 @@ double bruteForceLatency(const Workload& w, int q) {
   const int devices = k + 1;  // CPU nodes run whatever maxCPUs says (DESIGN §5)
   double best = kInf;
   std::vector<int> deviceOf(w.numNodes());
-  forEachAssignment(w.numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
+  forEachAssignment(w.graph().numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
     if (!respectsMachine(w, deviceOfClass, k)) return;
-    for (NodeIndex v = 0; v < w.numNodes(); ++v) deviceOf[v] = deviceOfClass[w.classOf[v]];
+    for (NodeIndex v = 0; v < w.numNodes(); ++v) deviceOf[v] = deviceOfClass[w.graph().classOf[v]];
     best = std::min(best, bruteLatency(w, deviceOf, k, q));
   });
   return best;
@@ -358,13 +358,13 @@ TEST(MilpLatency, MatchesBruteForceForOneAndTwoSubgraphs) {
 
 /// Per class: supported on accelerators and fits one.
 std::vector<char> acceleratorAllowed(const Workload& w) {
-  std::vector<double> size(w.numClasses, 0);
-  std::vector<char> allowed(w.numClasses, w.machine.maxFpgas > 0);
+  std::vector<double> size(w.graph().numClasses, 0);
+  std::vector<char> allowed(w.graph().numClasses, w.machine.maxFpgas > 0);
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-    size[w.classOf[v]] += w.nodes[v].size;
-    if (!w.nodes[v].supportedOnFpga) allowed[w.classOf[v]] = 0;
+    size[w.graph().classOf[v]] += w.graph().nodes[v].size;
+    if (!w.graph().nodes[v].supportedOnFpga) allowed[w.graph().classOf[v]] = 0;
   }
-  for (int c = 0; c < w.numClasses; ++c)
+  for (int c = 0; c < w.graph().numClasses; ++c)
     if (size[c] > w.machine.maxSizePerFpga) allowed[c] = 0;
   return allowed;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
 #include "test_support.hpp"
 
@@ -32,23 +33,23 @@ TEST(Workload, AcceptsPaperSpellings) {
     ]})");
   ASSERT_EQ(w.numNodes(), 3);
   EXPECT_EQ(w.machine.maxFpgas, 2);
-  EXPECT_EQ(w.nodes[0].name, "conv");
-  EXPECT_FALSE(w.nodes[1].supportedOnFpga);
-  EXPECT_TRUE(w.nodes[2].isBackward);
-  EXPECT_DOUBLE_EQ(w.nodes[1].size, 64);
-  EXPECT_DOUBLE_EQ(w.nodes[0].size, 0);
-  EXPECT_EQ(w.edges.size(), 2u);  // the duplicate edge is dropped
-  EXPECT_DOUBLE_EQ(w.outCost[0], 0.25);
-  EXPECT_DOUBLE_EQ(w.outCost[2], 0);
-  EXPECT_EQ(w.numClasses, 2);
-  EXPECT_EQ(w.classOf[1], w.classOf[2]);
-  EXPECT_NE(w.classOf[0], w.classOf[1]);
+  EXPECT_EQ(w.graph().nodes[0].name, "conv");
+  EXPECT_FALSE(w.graph().nodes[1].supportedOnFpga);
+  EXPECT_TRUE(w.graph().nodes[2].isBackward);
+  EXPECT_DOUBLE_EQ(w.graph().nodes[1].size, 64);
+  EXPECT_DOUBLE_EQ(w.graph().nodes[0].size, 0);
+  EXPECT_EQ(w.graph().edges.size(), 2u);  // the duplicate edge is dropped
+  EXPECT_DOUBLE_EQ(w.graph().outCost[0], 0.25);
+  EXPECT_DOUBLE_EQ(w.graph().outCost[2], 0);
+  EXPECT_EQ(w.graph().numClasses, 2);
+  EXPECT_EQ(w.graph().classOf[1], w.graph().classOf[2]);
+  EXPECT_NE(w.graph().classOf[0], w.graph().classOf[1]);
   EXPECT_EQ(*w.indexOf(-3), 2);
   EXPECT_FALSE(w.indexOf(4).has_value());
   ASSERT_EQ(w.successors(0).size(), 1u);
   EXPECT_EQ(w.successors(0)[0], 1);
   EXPECT_EQ(w.predecessors(2)[0], 1);
-  EXPECT_EQ(w.topologicalOrder, (std::vector<NodeIndex>{0, 1, 2}));
+  EXPECT_EQ(w.graph().topologicalOrder, (std::vector<NodeIndex>{0, 1, 2}));
 }
 
 // Every accepted spelling of a node's or edge's fields reads the same value
@@ -88,9 +89,9 @@ TEST(Workload, PlainAndOtherSpellingsReadTheSame) {
       read[form] = parseWorkload(text, "w.json", &error);
       ASSERT_TRUE(read[form].has_value()) << error << "\n" << text;
     }
-    ASSERT_EQ(read[0]->nodes.size(), read[1]->nodes.size());
-    for (std::size_t v = 0; v < read[0]->nodes.size(); ++v) {
-      const Node &a = read[0]->nodes[v], &b = read[1]->nodes[v];
+    ASSERT_EQ(read[0]->graph().nodes.size(), read[1]->graph().nodes.size());
+    for (std::size_t v = 0; v < read[0]->graph().nodes.size(); ++v) {
+      const Node &a = read[0]->graph().nodes[v], &b = read[1]->graph().nodes[v];
       EXPECT_EQ(a.id, b.id);
       EXPECT_EQ(a.supportedOnFpga, b.supportedOnFpga);
       EXPECT_EQ(a.cpuLatency, b.cpuLatency);
@@ -101,8 +102,8 @@ TEST(Workload, PlainAndOtherSpellingsReadTheSame) {
       EXPECT_EQ(a.name, b.name);
       ++checked;
     }
-    EXPECT_EQ(read[0]->outCost, read[1]->outCost);
-    EXPECT_EQ(read[0]->classOf, read[1]->classOf);
+    EXPECT_EQ(read[0]->graph().outCost, read[1]->graph().outCost);
+    EXPECT_EQ(read[0]->graph().classOf, read[1]->graph().classOf);
     EXPECT_EQ(workloadToJson(*read[0]), workloadToJson(*read[1]));
   }
   EXPECT_GT(checked, 1500);
@@ -115,10 +116,10 @@ TEST(Workload, RoundTripsThroughJson) {
     "edges": [{"sourceId": 1, "destId": 2, "cost": 0.7}]})");
   Workload again = testing::parseOrDie(workloadToJson(w));
   ASSERT_EQ(again.numNodes(), 2);
-  EXPECT_EQ(again.nodes[0].colorClass, std::optional<std::int64_t>(3));
-  EXPECT_FALSE(again.nodes[1].colorClass.has_value());
-  EXPECT_DOUBLE_EQ(again.nodes[1].fpgaLatency, 0.4);
-  EXPECT_DOUBLE_EQ(again.outCost[0], 0.7);
+  EXPECT_EQ(again.graph().nodes[0].colorClass, std::optional<std::int64_t>(3));
+  EXPECT_FALSE(again.graph().nodes[1].colorClass.has_value());
+  EXPECT_DOUBLE_EQ(again.graph().nodes[1].fpgaLatency, 0.4);
+  EXPECT_DOUBLE_EQ(again.graph().outCost[0], 0.7);
   EXPECT_DOUBLE_EQ(again.machine.maxSizePerFpga, 7);
 }
 
@@ -174,10 +175,10 @@ TEST(Workload, LargeDocumentsParseWholeInParallelAndAfterErrors) {
 
   auto check = [&](const Workload& w) {
     ASSERT_EQ(w.numNodes(), n);
-    EXPECT_EQ(w.numClasses, n / 2);
-    EXPECT_EQ(w.nodes[n - 1].name, "a long operator name, past any small-string buffer " + std::to_string(n - 1));
-    EXPECT_DOUBLE_EQ(w.nodes[n - 2].cpuLatency, (n - 2) % 7);
-    EXPECT_EQ(w.edges.size(), static_cast<std::size_t>(n - 1));
+    EXPECT_EQ(w.graph().numClasses, n / 2);
+    EXPECT_EQ(w.graph().nodes[n - 1].name, "a long operator name, past any small-string buffer " + std::to_string(n - 1));
+    EXPECT_DOUBLE_EQ(w.graph().nodes[n - 2].cpuLatency, (n - 2) % 7);
+    EXPECT_EQ(w.graph().edges.size(), static_cast<std::size_t>(n - 1));
   };
   std::optional<Workload> inThread;
   std::thread other([&] {
@@ -226,6 +227,32 @@ TEST(Workload, ReadsFilesAndPipesWhole) {
   // Opens, but its first bytes are not mapped: the read itself fails.
   EXPECT_FALSE(readFile("/proc/self/mem", &error));
   EXPECT_EQ(error, "/proc/self/mem: cannot read: Input/output error");
+}
+
+}  // namespace
+}  // namespace dnnplace
+
+namespace dnnplace {
+namespace {
+
+TEST(Workload, AnotherMachineSharesTheGraph) {
+  std::string error;
+  const auto workload = parseWorkload(R"({"maxSizePerFPGA": 10, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [
+{"id": 1, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1, "isBackwardNode": 0},
+{"id": 2, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1, "isBackwardNode": 0}],
+"edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}]})",
+                                      "w.json", &error);
+  ASSERT_TRUE(workload) << error;
+  Machine bigger = workload->machine;
+  bigger.maxFpgas = 8;
+  const Workload other = workload->onMachine(bigger);
+  EXPECT_EQ(&other.graph(), &workload->graph());
+  EXPECT_EQ(other.machine.maxFpgas, 8);
+  EXPECT_EQ(workload->machine.maxFpgas, 2);
+  EXPECT_EQ(other.name, "w.json");
+  const Workload copy = *workload;  // a copy shares it too
+  EXPECT_EQ(&copy.graph(), &workload->graph());
+  EXPECT_EQ(solve(other, "dp", SolveOptions()).placement->numAccelerators, 8);
 }
 
 }  // namespace

@@ -39,14 +39,14 @@ inline std::optional<SolveOutcome> unplaceableOutcome(const Workload& workload,
 /// after the original accelerators.
 template <class SolveOn>
 SolveOutcome onAtMostOneDevicePerClass(const Workload& w, const SolveOn& solveOn) {
-  const int enough = std::max(1, w.numClasses);  // an empty graph keeps a device of each kind it has
+  const int enough = std::max(1, w.graph().numClasses);  // an empty graph keeps a device of each kind it has
   const int accelerators = std::min(w.machine.maxFpgas, enough);
   const int cpus = std::min(w.machine.maxCpus, enough);
   if (accelerators == w.machine.maxFpgas && cpus == w.machine.maxCpus) return solveOn(w);
-  Workload fewer = w;
-  fewer.machine.maxFpgas = accelerators;
-  fewer.machine.maxCpus = cpus;
-  SolveOutcome outcome = solveOn(fewer);
+  Machine machine = w.machine;
+  machine.maxFpgas = accelerators;
+  machine.maxCpus = cpus;
+  SolveOutcome outcome = solveOn(w.onMachine(machine));  // the graph is shared, not copied
   if (outcome.placement) {
     Placement& p = *outcome.placement;
     for (auto& device : p.deviceOf)

@@ -23,12 +23,12 @@ using objective::fitsMemory;
 /// Strongly connected components of the class graph (iterative Tarjan).
 /// Returns the component of each class; components are numbered arbitrarily.
 std::vector<int> classComponents(const Workload& workload, int* numComponents) {
-  const int numClasses = workload.numClasses;
+  const int numClasses = workload.graph().numClasses;
   std::vector<std::vector<int>> next(numClasses);
   for (NodeIndex u = 0; u < workload.numNodes(); ++u)
     for (NodeIndex w : workload.successors(u))
-      if (workload.classOf[u] != workload.classOf[w])
-        next[workload.classOf[u]].push_back(workload.classOf[w]);
+      if (workload.graph().classOf[u] != workload.graph().classOf[w])
+        next[workload.graph().classOf[u]].push_back(workload.graph().classOf[w]);
 
   std::vector<int> index(numClasses, -1), low(numClasses, 0), component(numClasses, -1);
   std::vector<int> stack, callStack, edgePosition(numClasses, 0);
@@ -91,10 +91,10 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   std::vector<double> blockSize(numBlocks, 0);
   std::vector<char> blockSupported(numBlocks, 1);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v) {
-    const int b = blockOfClass[workload.classOf[v]];
+    const int b = blockOfClass[workload.graph().classOf[v]];
     blockNodes[b].push_back(v);  // in index order, so front() is the first node
-    blockSize[b] += workload.nodes[v].size;
-    if (!workload.nodes[v].supportedOnFpga) blockSupported[b] = 0;
+    blockSize[b] += workload.graph().nodes[v].size;
+    if (!workload.graph().nodes[v].supportedOnFpga) blockSupported[b] = 0;
   }
 
   // 2. Topological order of blocks, ready blocks by first node index.
@@ -102,7 +102,7 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   std::vector<int> indegree(numBlocks, 0);
   for (NodeIndex u = 0; u < workload.numNodes(); ++u)
     for (NodeIndex w : workload.successors(u)) {
-      const int a = blockOfClass[workload.classOf[u]], b = blockOfClass[workload.classOf[w]];
+      const int a = blockOfClass[workload.graph().classOf[u]], b = blockOfClass[workload.graph().classOf[w]];
       if (a == b) continue;
       next[a].push_back(b);
       ++indegree[b];

@@ -40,7 +40,7 @@ class ClassMoveSearch {
     crossCount_.assign(static_cast<std::size_t>(workload_.numNodes()) * k, 0);
     load_.assign(numDevices_, 0);
     memory_.assign(numDevices_, 0);
-    for (int c = 0; c < workload_.numClasses; ++c) {
+    for (int c = 0; c < workload_.graph().numClasses; ++c) {
       const int d = deviceOfClass_[c];
       load_[d] += d < k ? totals_.acceleratorLatency[c] : totals_.cpuLatency[c];
       memory_[d] += totals_.size[c];
@@ -51,7 +51,7 @@ class ClassMoveSearch {
     for (NodeIndex u = 0; u < workload_.numNodes(); ++u) {
       if (!isPayer(u)) continue;
       for (int d = 0; d < k; ++d)
-        if (pays(u, crossCount_[static_cast<std::size_t>(u) * k + d])) load_[d] += workload_.outCost[u];
+        if (pays(u, crossCount_[static_cast<std::size_t>(u) * k + d])) load_[d] += workload_.graph().outCost[u];
     }
     refreshSummary();
   }
@@ -64,7 +64,7 @@ class ClassMoveSearch {
       if (deadline.reached()) return false;
       int bestClass = -1, bestDevice = -1;
       double bestMax = maxLoad_, bestSquares = sumSquares_;
-      for (int c = 0; c < workload_.numClasses; ++c) {
+      for (int c = 0; c < workload_.graph().numClasses; ++c) {
         const int from = deviceOfClass_[c];
         const double fromLoad = load_[from] + removalDelta(c, from);
         auto consider = [&](int to, double toLoad) {
@@ -105,7 +105,7 @@ class ClassMoveSearch {
   /// interrupt (returns false, state = last accepted one). The max-load never
   /// rises, and the final state is always a descended local optimum.
   bool iterate(std::mt19937_64& rng, int stallLimit, const Deadline& deadline) {
-    if (workload_.numClasses == 0 || numDevices_ < 2) return true;
+    if (workload_.graph().numClasses == 0 || numDevices_ < 2) return true;
     std::vector<std::pair<int, int>> log;
     // Accepting compares with the max-load of the last strict improvement,
     // not the previous kick's, so tolerances cannot add up on a plateau walk.
@@ -152,11 +152,11 @@ class ClassMoveSearch {
       if (i == 0 && rng() % 2 == 0) {
         candidates_.clear();
         const int top = top_[0].second;
-        for (int x = 0; x < workload_.numClasses; ++x)
+        for (int x = 0; x < workload_.graph().numClasses; ++x)
           if (deviceOfClass_[x] == top) candidates_.push_back(x);
         if (!candidates_.empty()) c = candidates_[rng() % candidates_.size()];
       }
-      if (c < 0) c = static_cast<int>(rng() % static_cast<std::uint64_t>(workload_.numClasses));
+      if (c < 0) c = static_cast<int>(rng() % static_cast<std::uint64_t>(workload_.graph().numClasses));
       const int from = deviceOfClass_[c];
       candidates_.clear();
       if (totals_.supported[c])
@@ -176,7 +176,7 @@ class ClassMoveSearch {
   }
 
   bool isPayer(NodeIndex u) const {
-    return workload_.outCost[u] > 0 && !workload_.successors(u).empty();
+    return workload_.graph().outCost[u] > 0 && !workload_.successors(u).empty();
   }
   /// u pays its cost on an accelerator holding `count` members of {u} ∪ succ(u)
   /// exactly when some but not all of them are there.
@@ -189,8 +189,8 @@ class ClassMoveSearch {
   void buildNeighbourhoods() {
     const int n = workload_.numNodes();
     std::vector<int> lastClass(n, -1), slot(n, -1);
-    affectedStart_.assign(workload_.numClasses + 1, 0);
-    for (int c = 0; c < workload_.numClasses; ++c) {
+    affectedStart_.assign(workload_.graph().numClasses + 1, 0);
+    for (int c = 0; c < workload_.graph().numClasses; ++c) {
       affectedStart_[c] = static_cast<int>(affectedNode_.size());
       auto add = [&](NodeIndex u) {
         if (!isPayer(u)) return;
@@ -207,7 +207,7 @@ class ClassMoveSearch {
         for (NodeIndex u : workload_.predecessors(v)) add(u);
       }
     }
-    affectedStart_[workload_.numClasses] = static_cast<int>(affectedNode_.size());
+    affectedStart_[workload_.graph().numClasses] = static_cast<int>(affectedNode_.size());
   }
 
   /// Change of the load of `from` (c's device) when c leaves it.
@@ -218,7 +218,7 @@ class ClassMoveSearch {
     for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
       const NodeIndex u = affectedNode_[i];
       const int count = crossCount_[static_cast<std::size_t>(u) * k + from];
-      delta += workload_.outCost[u] *
+      delta += workload_.graph().outCost[u] *
                (static_cast<int>(pays(u, count - affectedCount_[i])) - static_cast<int>(pays(u, count)));
     }
     return delta;
@@ -231,7 +231,7 @@ class ClassMoveSearch {
     for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
       const NodeIndex u = affectedNode_[i];
       const int extra = affectedCount_[i];
-      const double cost = workload_.outCost[u];
+      const double cost = workload_.graph().outCost[u];
       const std::int32_t* counts = crossCount_.data() + static_cast<std::size_t>(u) * k;
       for (int d = 0; d < k; ++d)
         (*gain)[d] += cost * (static_cast<int>(pays(u, counts[d] + extra)) -
@@ -246,7 +246,7 @@ class ClassMoveSearch {
     for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
       const NodeIndex u = affectedNode_[i];
       const int m = affectedCount_[i];
-      const double cost = workload_.outCost[u];
+      const double cost = workload_.graph().outCost[u];
       if (from < k) {
         int& count = crossCount_[static_cast<std::size_t>(u) * k + from];
         load_[from] += cost * (static_cast<int>(pays(u, count - m)) - static_cast<int>(pays(u, count)));
@@ -329,7 +329,7 @@ class ClassMoveSearch {
 /// Kicks without a max-load improvement after which one iterated local search
 /// gives up: proportional to the number of classes, so every class gets a few
 /// chances to be kicked on large graphs.
-int stallLimitFor(const Workload& workload) { return std::max(50, 2 * workload.numClasses); }
+int stallLimitFor(const Workload& workload) { return std::max(50, 2 * workload.graph().numClasses); }
 
 /// A random memory-feasible assignment: classes in decreasing size order (ties
 /// by index), each to a uniformly random device with room for it. Returns
@@ -337,13 +337,13 @@ int stallLimitFor(const Workload& workload) { return std::max(50, 2 * workload.n
 bool randomStart(const Workload& workload, const ClassTotals& totals, std::mt19937_64& rng,
                  std::vector<int>* deviceOfClass) {
   const Machine& machine = workload.machine;
-  std::vector<int> order(workload.numClasses);
-  for (int c = 0; c < workload.numClasses; ++c) order[c] = c;
+  std::vector<int> order(workload.graph().numClasses);
+  for (int c = 0; c < workload.graph().numClasses; ++c) order[c] = c;
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return totals.size[a] > totals.size[b]; });
   std::vector<double> memory(machine.maxFpgas, 0);
   std::vector<int> candidates;
-  deviceOfClass->assign(workload.numClasses, -1);
+  deviceOfClass->assign(workload.graph().numClasses, -1);
   for (int c : order) {
     candidates.clear();
     if (totals.supported[c])
@@ -365,7 +365,7 @@ Placement toPlacement(const Workload& workload, const std::vector<int>& deviceOf
   placement.numCpus = workload.machine.maxCpus;
   placement.deviceOf.resize(workload.numNodes());
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
-    placement.deviceOf[v] = deviceOfClass[workload.classOf[v]];
+    placement.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
   return placement;
 }
 
@@ -484,9 +484,9 @@ SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
   if (!check.feasible)
     return failedCall(CallStatus::InvalidInput, "the start placement is infeasible: " + check.violations.front());
   const ClassTotals totals(workload);
-  std::vector<int> deviceOfClass(workload.numClasses);
+  std::vector<int> deviceOfClass(workload.graph().numClasses);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
-    deviceOfClass[workload.classOf[v]] = start.deviceOf[v];
+    deviceOfClass[workload.graph().classOf[v]] = start.deviceOf[v];
   ClassMoveSearch search(workload, totals);
   search.assign(deviceOfClass);
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);

@@ -33,21 +33,21 @@ struct ScotchInput {
 ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
                             const std::vector<char>& partitioned) {
   ScotchInput input;
-  std::vector<int> vertexOfClass(workload.numClasses, -1);
-  for (int c = 0; c < workload.numClasses; ++c) {
+  std::vector<int> vertexOfClass(workload.graph().numClasses, -1);
+  for (int c = 0; c < workload.graph().numClasses; ++c) {
     if (!partitioned[c]) continue;
     vertexOfClass[c] = static_cast<int>(input.classOfVertex.size());
     input.classOfVertex.push_back(c);
   }
   // (vertex, neighbour, weight) for both directions of every sender's cut.
   std::vector<std::tuple<int, int, double>> arcs;
-  std::vector<int> lastClassSeen(workload.numClasses, -1);
+  std::vector<int> lastClassSeen(workload.graph().numClasses, -1);
   for (NodeIndex u = 0; u < workload.numNodes(); ++u) {
-    const double cost = workload.outCost[u];
-    const int from = vertexOfClass[workload.classOf[u]];
+    const double cost = workload.graph().outCost[u];
+    const int from = vertexOfClass[workload.graph().classOf[u]];
     if (cost == 0 || from < 0) continue;
     for (NodeIndex w : workload.successors(u)) {
-      const int cw = workload.classOf[w];
+      const int cw = workload.graph().classOf[w];
       const int to = vertexOfClass[cw];
       if (to < 0 || to == from || lastClassSeen[cw] == u) continue;
       lastClassSeen[cw] = u;  // u pays once per neighbouring class
@@ -144,7 +144,7 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
   const int k = machine.maxFpgas;
   std::vector<double> memory(k, 0), cpuLoad(machine.maxCpus, 0);
   std::vector<std::vector<int>> classesOn(k);
-  for (int c = 0; c < workload.numClasses; ++c) {
+  for (int c = 0; c < workload.graph().numClasses; ++c) {
     const int d = (*deviceOfClass)[c];
     if (d < k) {
       memory[d] += totals.size[c];
@@ -199,10 +199,10 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
   PhaseTimes phases(&outcome.phases);
   const Machine& machine = workload.machine;
   const int k = machine.maxFpgas;
-  std::vector<int> deviceOfClass(workload.numClasses, -1);
-  std::vector<char> partitioned(workload.numClasses, 0);
+  std::vector<int> deviceOfClass(workload.graph().numClasses, -1);
+  std::vector<char> partitioned(workload.graph().numClasses, 0);
   int onCpuFirst = 0;
-  for (int c = 0; c < workload.numClasses; ++c) {
+  for (int c = 0; c < workload.graph().numClasses; ++c) {
     if (totals.fitsAccelerator(c, machine)) {
       partitioned[c] = 1;
     } else {
@@ -250,7 +250,7 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
   placement.numCpus = machine.maxCpus;
   placement.deviceOf.resize(workload.numNodes());
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
-    placement.deviceOf[v] = deviceOfClass[workload.classOf[v]];
+    placement.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
   outcome.objective = objective::maxOf(objective::deviceLoads(workload, placement));
   outcome.placement = std::move(placement);
   outcome.lowerBound = objective::throughputLowerBound(workload, totals);

@@ -36,11 +36,11 @@ SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions& optio
   double memory = 0;
   std::vector<NodeIndex> unsupported;
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-    memory += w.nodes[v].size;
-    if (!w.nodes[v].supportedOnFpga) unsupported.push_back(v);
+    memory += w.graph().nodes[v].size;
+    if (!w.graph().nodes[v].supportedOnFpga) unsupported.push_back(v);
   }
   if (!unsupported.empty())
-    return infeasible("node " + std::to_string(w.nodes[unsupported[0]].id) +
+    return infeasible("node " + std::to_string(w.graph().nodes[unsupported[0]].id) +
                       (unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "") +
                       " cannot run on an accelerator");
   if (!objective::fitsMemory(memory, w.machine))

@@ -14,9 +14,9 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
   LatencyLowerBound bound;
   const int numNodes = workload.numNodes();
   if (numNodes == 0) return bound;
-  auto onAccelerator = [&](NodeIndex v) { return acceleratorAllowed[workload.classOf[v]] != 0; };
+  auto onAccelerator = [&](NodeIndex v) { return acceleratorAllowed[workload.graph().classOf[v]] != 0; };
   auto cheapest = [&](NodeIndex v) {
-    const Node& node = workload.nodes[v];
+    const Node& node = workload.graph().nodes[v];
     double best = kInfinity;
     if (onAccelerator(v)) best = node.fpgaLatency;
     if (cpuAllowed) best = std::min(best, node.cpuLatency);
@@ -28,7 +28,7 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
   finish.assign(numNodes, 0);
   std::vector<NodeIndex> from(numNodes, -1);
   NodeIndex last = 0;
-  for (NodeIndex v : workload.topologicalOrder) {
+  for (NodeIndex v : workload.graph().topologicalOrder) {
     double start = 0;
     for (NodeIndex u : workload.predecessors(v))
       if (from[v] < 0 || finish[u] > start) {
@@ -56,7 +56,7 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
     return table[static_cast<std::size_t>(i) * width + r];
   };
   const std::vector<double> classSize = objective::ClassTotals(workload).size;
-  std::vector<int> counted(workload.numClasses, -1);  // == i: the class is in the run ending at i
+  std::vector<int> counted(workload.graph().numClasses, -1);  // == i: the class is in the run ending at i
   for (int i = 0; i < n; ++i) {
     if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
       bound.splitPath = bound.computePath;
@@ -65,10 +65,10 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
     const NodeIndex v = path[i];
     const bool nowhere = !onAccelerator(v) && !cpuAllowed;
     if (cpuAllowed || nowhere) {
-      const double own = nowhere ? 0 : workload.nodes[v].cpuLatency;
+      const double own = nowhere ? 0 : workload.graph().nodes[v].cpuLatency;
       for (int r = 0; r <= maxRuns; ++r) {
         double before = i == 0 ? (r == 0 ? 0 : kInfinity)
-                               : std::min(at(cpu, i - 1, r), at(run, i - 1, r) + workload.outCost[path[i - 1]]);
+                               : std::min(at(cpu, i - 1, r), at(run, i - 1, r) + workload.graph().outCost[path[i - 1]]);
         at(cpu, i, r) = before + own;
       }
     }
@@ -77,19 +77,19 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
     for (int j = i; j >= 0; --j) {
       const NodeIndex u = path[j];
       if (!onAccelerator(u)) break;
-      const int c = workload.classOf[u];
+      const int c = workload.graph().classOf[u];
       if (counted[c] != i) {
         counted[c] = i;
         size += classSize[c];
       }
       if (!objective::fitsMemory(size, workload.machine)) break;
-      compute += workload.nodes[u].fpgaLatency;
+      compute += workload.graph().nodes[u].fpgaLatency;
       for (int r = 1; r <= maxRuns; ++r) {
         double before;
         if (j == 0) {
           before = r == 1 ? 0 : kInfinity;
         } else {
-          const double sent = workload.outCost[path[j - 1]];  // received by this run
+          const double sent = workload.graph().outCost[path[j - 1]];  // received by this run
           before = std::min(at(cpu, j - 1, r - 1) + sent, at(run, j - 1, r - 1) + 2 * sent);
         }
         at(run, i, r) = std::min(at(run, i, r), before + compute);

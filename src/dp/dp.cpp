@@ -108,12 +108,12 @@ std::optional<Workload> chainCoarsened(const Workload& workload, const Contracte
     const int head = chainOf[v];
     chainOf[v] = head * pieces + position[v] * pieces / length[head];
   }
-  std::vector<Node> nodes = workload.nodes;
+  std::vector<Node> nodes = workload.graph().nodes;
   for (NodeIndex v = 0; v < workload.numNodes(); ++v) nodes[v].colorClass = chainOf[graph.superOf[v]];
   std::vector<RawEdge> edges;
-  edges.reserve(workload.edges.size());
-  for (const Edge& e : workload.edges)
-    edges.push_back({workload.nodes[e.source].id, workload.nodes[e.dest].id, workload.outCost[e.source]});
+  edges.reserve(workload.graph().edges.size());
+  for (const Edge& e : workload.graph().edges)
+    edges.push_back({workload.graph().nodes[e.source].id, workload.graph().nodes[e.dest].id, workload.graph().outCost[e.source]});
   std::string error;
   return buildWorkload(workload.name, workload.machine, std::move(nodes), edges, &error);
 }

@@ -15,9 +15,9 @@ std::string obviousInfeasibility(const Workload& workload, const ContractedGraph
     if (!supported) {
       std::string ids;
       for (NodeIndex v : nodes)
-        if (!workload.nodes[v].supportedOnFpga) {
+        if (!workload.graph().nodes[v].supportedOnFpga) {
           if (!ids.empty()) ids += ", ";
-          ids += std::to_string(workload.nodes[v].id);
+          ids += std::to_string(workload.graph().nodes[v].id);
         }
       return nodes.size() == 1 ? std::string("is not supported on accelerators")
                                : "has nodes not supported on accelerators (" + ids + ")";
@@ -26,14 +26,14 @@ std::string obviousInfeasibility(const Workload& workload, const ContractedGraph
       return "needs " + formatBytes(size) + ", accelerators hold " + formatBytes(machine.maxSizePerFpga);
     return std::string();
   };
-  for (int cls = 0; cls < workload.numClasses; ++cls) {
+  for (int cls = 0; cls < workload.graph().numClasses; ++cls) {
     const auto members = workload.classMembers(cls);
     std::vector<NodeIndex> nodes(members.begin(), members.end());
     double size = 0;
     bool supported = true;
     for (NodeIndex v : nodes) {
-      size += workload.nodes[v].size;
-      supported = supported && workload.nodes[v].supportedOnFpga;
+      size += workload.graph().nodes[v].size;
+      supported = supported && workload.graph().nodes[v].supportedOnFpga;
     }
     const std::string why = whyNotAccelerator(size, supported, nodes);
     if (!why.empty()) return describeClass(workload, cls) + " " + why + ", and maxCPUs is 0";
@@ -52,7 +52,7 @@ std::string obviousInfeasibility(const Workload& workload, const ContractedGraph
 std::string noChainReason(const Workload& workload) {
   const Machine& m = workload.machine;
   double total = 0;
-  for (const Node& node : workload.nodes) total += node.size;
+  for (const Node& node : workload.graph().nodes) total += node.size;
   return "no contiguous placement: " + std::to_string(m.maxFpgas) + " accelerator(s) of " +
          formatBytes(m.maxSizePerFpga) + " and " + std::to_string(m.maxCpus) +
          " CPU core(s) cannot cover the graph (" + formatBytes(total) + " in total)";

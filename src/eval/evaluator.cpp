@@ -19,7 +19,7 @@ std::string idList(const Workload& w, const std::vector<NodeIndex>& nodes) {
   std::string text;
   const std::size_t shown = std::min<std::size_t>(nodes.size(), 10);
   for (std::size_t i = 0; i < shown; ++i)
-    text += (i ? ", " : "") + std::to_string(w.nodes[nodes[i]].id);
+    text += (i ? ", " : "") + std::to_string(w.graph().nodes[nodes[i]].id);
   if (nodes.size() > shown) text += ", … (" + std::to_string(nodes.size()) + " in all)";
   return text;
 }
@@ -33,8 +33,8 @@ std::vector<int> blockCycle(const Workload& w, const Placement& p) {
   const int devices = p.numDevices();
   std::vector<std::set<int>> out(devices);
   std::vector<int> inDegree(devices, 0);
-  for (const Edge& e : w.edges) {
-    if (w.nodes[e.source].isBackward || w.nodes[e.dest].isBackward) continue;
+  for (const Edge& e : w.graph().edges) {
+    if (w.graph().nodes[e.source].isBackward || w.graph().nodes[e.dest].isBackward) continue;
     if (!placed(p, e.source) || !placed(p, e.dest)) continue;
     const int a = p.deviceOf[e.source], b = p.deviceOf[e.dest];
     if (a != b && out[a].insert(b).second) ++inDegree[b];
@@ -71,9 +71,9 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
     if (d == Placement::kUnplaced) {
       unplaced.push_back(v);
     } else if (d < 0 || d >= p.numDevices()) {
-      violations.push_back("node " + std::to_string(w.nodes[v].id) + " is on device " +
+      violations.push_back("node " + std::to_string(w.graph().nodes[v].id) + " is on device " +
                            std::to_string(d) + ", which does not exist");
-    } else if (p.isAccelerator(d) && !w.nodes[v].supportedOnFpga) {
+    } else if (p.isAccelerator(d) && !w.graph().nodes[v].supportedOnFpga) {
       unsupported.push_back(v);
     }
   }
@@ -84,12 +84,12 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
     violations.push_back("nodes not supported on accelerators are placed on one: " +
                          idList(w, unsupported));
 
-  for (int c = 0; c < w.numClasses; ++c) {
+  for (int c = 0; c < w.graph().numClasses; ++c) {
     std::set<int> devices;
     for (NodeIndex v : w.classMembers(c))
       if (placed(p, v)) devices.insert(p.deviceOf[v]);
     if (devices.size() > 1) {
-      const Node& first = w.nodes[w.classMembers(c)[0]];
+      const Node& first = w.graph().nodes[w.classMembers(c)[0]];
       std::string where;
       for (int d : devices) where += (where.empty() ? "" : ", ") + deviceName(p, d);
       violations.push_back("color class " + std::to_string(first.colorClass.value_or(first.id)) +
@@ -103,7 +103,7 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
     if (!placed(p, v)) continue;
     ++count[p.deviceOf[v]];
-    if (p.isAccelerator(p.deviceOf[v])) memory[p.deviceOf[v]] += w.nodes[v].size;
+    if (p.isAccelerator(p.deviceOf[v])) memory[p.deviceOf[v]] += w.graph().nodes[v].size;
   }
   const double capacity = w.machine.maxSizePerFpga;
   int acceleratorsUsed = 0, cpusUsed = 0;
@@ -145,7 +145,7 @@ std::vector<DeviceReport> baseReports(const Workload& w, const Placement& p) {
     if (!placed(p, v)) continue;
     auto& r = reports[p.deviceOf[v]];
     ++r.numNodes;
-    if (r.accelerator) r.memory += w.nodes[v].size;
+    if (r.accelerator) r.memory += w.graph().nodes[v].size;
   }
   return reports;
 }
@@ -156,7 +156,7 @@ void throughputLoads(const Workload& w, const Placement& p, std::vector<DeviceRe
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
     if (!placed(p, v)) continue;
     auto& r = (*reports)[p.deviceOf[v]];
-    const Node& node = w.nodes[v];
+    const Node& node = w.graph().nodes[v];
     const double work = r.accelerator ? node.fpgaLatency : node.cpuLatency;
     (node.isBackward ? r.backwardLoad : r.forwardLoad) += work;
   }
@@ -168,7 +168,7 @@ void throughputLoads(const Workload& w, const Placement& p, std::vector<DeviceRe
       if (!p.isAccelerator(d) || paidBy[d] == u) return;
       paidBy[d] = u;
       auto& r = (*reports)[d];
-      (w.nodes[u].isBackward ? r.backwardLoad : r.forwardLoad) += w.outCost[u];
+      (w.graph().nodes[u].isBackward ? r.backwardLoad : r.forwardLoad) += w.graph().outCost[u];
     };
     for (NodeIndex x : w.successors(u)) {
       if (!placed(p, x) || p.deviceOf[x] == du) continue;
@@ -190,7 +190,7 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
   // indices, and such a path stays between the first and the last of a's
   // nodes in topological order: each accelerator walks that span alone.
   std::vector<int> piece(n, 0), seen(n, 0), seenBy(n, -1), position(n, 0);
-  for (int i = 0; i < n; ++i) position[w.topologicalOrder[i]] = i;
+  for (int i = 0; i < n; ++i) position[w.graph().topologicalOrder[i]] = i;
   std::vector<int> first(p.numAccelerators, n), last(p.numAccelerators, -1);
   for (NodeIndex v = 0; v < n; ++v)
     if (placed(p, v) && p.isAccelerator(p.deviceOf[v])) {
@@ -202,7 +202,7 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
     // seen[v] (when seenBy[v] == a): the largest piece index met on a path
     // ending at v, v outside a; 0 for nodes before the span.
     for (int i = first[a]; i <= last[a]; ++i) {
-      const NodeIndex v = w.topologicalOrder[i];
+      const NodeIndex v = w.graph().topologicalOrder[i];
       const bool inside = placed(p, v) && p.deviceOf[v] == a;
       int best = inside ? 1 : 0;
       for (NodeIndex u : w.predecessors(v)) {
@@ -248,8 +248,8 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
   std::vector<double> duration(tasks, 0);
   std::vector<std::set<int>> dependsOn(tasks);
   for (NodeIndex v = 0; v < n; ++v) {
-    if (piece[v] > 0) duration[taskOf[v]] += w.nodes[v].fpgaLatency;
-    else if (placed(p, v)) duration[taskOf[v]] += w.nodes[v].cpuLatency;
+    if (piece[v] > 0) duration[taskOf[v]] += w.graph().nodes[v].fpgaLatency;
+    else if (placed(p, v)) duration[taskOf[v]] += w.graph().nodes[v].cpuLatency;
   }
   // Communication: per piece, each outside source feeding it and each inside
   // source sending out of it, once.
@@ -261,11 +261,11 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
       dependsOn[tx].insert(tu);
       if (piece[x] > 0 && paidIn[tx] != u) {
         paidIn[tx] = u;
-        duration[tx] += w.outCost[u];
+        duration[tx] += w.graph().outCost[u];
       }
       if (piece[u] > 0 && paidOut[tu] != u) {
         paidOut[tu] = u;
-        duration[tu] += w.outCost[u];
+        duration[tu] += w.graph().outCost[u];
       }
     }
   // Pieces of one accelerator run in index order.
@@ -311,7 +311,7 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
     if (!placed(p, v)) continue;
     auto& r = reports[p.deviceOf[v]];
     r.finish = std::max(r.finish, finish[taskOf[v]]);
-    if (!r.accelerator) r.load += w.nodes[v].cpuLatency;
+    if (!r.accelerator) r.load += w.graph().nodes[v].cpuLatency;
   }
   for (int t = 0; t < static_cast<int>(pieceOfTask.size()); ++t)
     reports[pieceOfTask[t].first].load += duration[t];

@@ -242,7 +242,7 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
     if (r.devices.size() > kShown) names.push_back(std::to_string(r.devices.size() - kShown) + " more devices");
     std::string where = names.front();  // "a", "a and b", "a, b and c"
     for (std::size_t i = 1; i < names.size(); ++i) where += (i + 1 == names.size() ? " and " : ", ") + names[i];
-    violations->push_back("node " + std::to_string(workload.nodes[r.node].id) + " is listed " +
+    violations->push_back("node " + std::to_string(workload.graph().nodes[r.node].id) + " is listed " +
                           (r.listings == 2 ? std::string("twice") : std::to_string(r.listings) + " times") +
                           (r.devices.size() == 1 ? " on " + where : " (" + where + ")"));
   }
@@ -251,14 +251,14 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
                           listIds(unknown));
 
   // Expert splits list forward nodes only: a backward node follows its class.
-  std::vector<std::int32_t> classDevice(workload.numClasses, Placement::kUnplaced);
+  std::vector<std::int32_t> classDevice(workload.graph().numClasses, Placement::kUnplaced);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
-    if (placement.deviceOf[v] != Placement::kUnplaced && !workload.nodes[v].isBackward &&
-        classDevice[workload.classOf[v]] == Placement::kUnplaced)
-      classDevice[workload.classOf[v]] = placement.deviceOf[v];
+    if (placement.deviceOf[v] != Placement::kUnplaced && !workload.graph().nodes[v].isBackward &&
+        classDevice[workload.graph().classOf[v]] == Placement::kUnplaced)
+      classDevice[workload.graph().classOf[v]] = placement.deviceOf[v];
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
-    if (placement.deviceOf[v] == Placement::kUnplaced && workload.nodes[v].isBackward)
-      placement.deviceOf[v] = classDevice[workload.classOf[v]];
+    if (placement.deviceOf[v] == Placement::kUnplaced && workload.graph().nodes[v].isBackward)
+      placement.deviceOf[v] = classDevice[workload.graph().classOf[v]];
   return placement;
 }
 

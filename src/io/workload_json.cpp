@@ -234,7 +234,7 @@ std::string workloadToJson(const Workload& workload) {
   root["maxFPGAs"] = workload.machine.maxFpgas;
   root["maxCPUs"] = workload.machine.maxCpus;
   json_input::Json nodes = json_input::Json::array();
-  for (const Node& node : workload.nodes) {
+  for (const Node& node : workload.graph().nodes) {
     json_input::Json item = json_input::Json::object();
     if (!node.name.empty()) item["name"] = node.name;
     item["id"] = node.id;
@@ -247,10 +247,10 @@ std::string workloadToJson(const Workload& workload) {
     nodes.push_back(std::move(item));
   }
   json_input::Json edges = json_input::Json::array();
-  for (const Edge& edge : workload.edges)
-    edges.push_back({{"sourceId", workload.nodes[edge.source].id},
-                     {"destId", workload.nodes[edge.dest].id},
-                     {"cost", workload.outCost[edge.source]}});
+  for (const Edge& edge : workload.graph().edges)
+    edges.push_back({{"sourceId", workload.graph().nodes[edge.source].id},
+                     {"destId", workload.graph().nodes[edge.dest].id},
+                     {"cost", workload.graph().outCost[edge.source]}});
   root["nodes"] = std::move(nodes);
   root["edges"] = std::move(edges);
   return root.dump(1) + "\n";

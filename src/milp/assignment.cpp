@@ -23,7 +23,7 @@ void breakSymmetry(Model* m, int first, int count, const char* label) {
 
 void addAssignmentAndMemory(const Workload& w, const objective::ClassTotals& totals, Model* m) {
   const int devices = m->numAccelerators + m->numCpuDevices;
-  for (int c = 0; c < w.numClasses; ++c) {
+  for (int c = 0; c < w.graph().numClasses; ++c) {
     Linear row;
     for (int d = 0; d < devices; ++d) row.add(m->x[c][d], 1);
     m->builder.addRow(name("assign", {c}), row, 1, 1);
@@ -31,7 +31,7 @@ void addAssignmentAndMemory(const Workload& w, const objective::ClassTotals& tot
   for (int a = 0; a < m->numAccelerators; ++a) {
     Linear row;
     double total = 0;
-    for (int c = 0; c < w.numClasses; ++c) {
+    for (int c = 0; c < w.graph().numClasses; ++c) {
       row.add(m->x[c][a], totals.size[c]);
       if (m->x[c][a] >= 0) total += totals.size[c];
     }
@@ -42,9 +42,9 @@ void addAssignmentAndMemory(const Workload& w, const objective::ClassTotals& tot
 
 std::vector<std::vector<int>> classColumns(const Workload& w, const Allowed& allowed, int accelerators,
                                            int cpuDevices, ModelBuilder* builder) {
-  std::vector<std::vector<int>> x(w.numClasses, std::vector<int>(accelerators + cpuDevices, -1));
+  std::vector<std::vector<int>> x(w.graph().numClasses, std::vector<int>(accelerators + cpuDevices, -1));
   int acceleratorRank = 0, cpuRank = 0;
-  for (int c = 0; c < w.numClasses; ++c) {
+  for (int c = 0; c < w.graph().numClasses; ++c) {
     for (int d = 0; d < accelerators + cpuDevices; ++d) {
       const bool accelerator = d < accelerators;
       const int index = accelerator ? d : d - accelerators;
@@ -61,7 +61,7 @@ std::vector<std::vector<int>> classColumns(const Workload& w, const Allowed& all
 std::vector<std::pair<int, double>> classColumnValues(const Workload& w, const std::vector<std::vector<int>>& x,
                                                       const Placement& p) {
   std::vector<std::pair<int, double>> values;
-  for (int c = 0; c < w.numClasses; ++c) {
+  for (int c = 0; c < w.graph().numClasses; ++c) {
     const int d = p.deviceOf[w.classMembers(c).front()];
     for (int e = 0; e < static_cast<int>(x[c].size()); ++e)
       if (x[c][e] >= 0) values.emplace_back(x[c][e], e == d ? 1.0 : 0.0);
@@ -72,7 +72,7 @@ std::vector<std::pair<int, double>> classColumnValues(const Workload& w, const s
 Placement canonical(const Workload& w, const Placement& p, bool latency) {
   std::vector<int> lowestClass(p.numDevices(), std::numeric_limits<int>::max());
   for (NodeIndex v = 0; v < w.numNodes(); ++v)
-    lowestClass[p.deviceOf[v]] = std::min(lowestClass[p.deviceOf[v]], w.classOf[v]);
+    lowestClass[p.deviceOf[v]] = std::min(lowestClass[p.deviceOf[v]], w.graph().classOf[v]);
   std::vector<int> newIndex(p.numDevices());
   auto order = [&](int first, int count) {
     std::vector<int> devices(count);

@@ -23,12 +23,12 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   if (bigM == kInfinity) {
     bigM = 0;
     for (NodeIndex v = 0; v < n; ++v)
-      bigM += std::max(w.nodes[v].cpuLatency, w.nodes[v].fpgaLatency) +
-              w.outCost[v] * (1 + static_cast<double>(w.successors(v).size()));
+      bigM += std::max(w.graph().nodes[v].cpuLatency, w.graph().nodes[v].fpgaLatency) +
+              w.graph().outCost[v] * (1 + static_cast<double>(w.successors(v).size()));
   }
   bigM = bigM * (1 + 1e-7) + 1e-9;
 
-  auto xOf = [&](NodeIndex v, int a) { return m.x[w.classOf[v]][a]; };
+  auto xOf = [&](NodeIndex v, int a) { return m.x[w.graph().classOf[v]][a]; };
   const int cpuDevice = allowed.cpu ? k : -1;
 
   // slot[v][a][j]: v runs in the (j+1)-th subgraph of accelerator a.
@@ -56,7 +56,7 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   // node's slot is exactly the evaluator's piece index.
   for (int a = 0; a < k; ++a) {
     bool anyAllowed = false;
-    for (int c = 0; c < w.numClasses; ++c) anyAllowed |= m.x[c][a] >= 0;
+    for (int c = 0; c < w.graph().numClasses; ++c) anyAllowed |= m.x[c][a] >= 0;
     if (!anyAllowed) continue;
     std::vector<std::vector<int>> level(n, std::vector<int>(q));
     for (NodeIndex v = 0; v < n; ++v)
@@ -78,7 +78,7 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
       for (int j = 0; j < q; ++j) upper[j].add(level[v][j], 1);
       if (q >= 2) upper[0].add(xOf(v, a), -1);
       for (NodeIndex u : w.predecessors(v)) {
-        const bool sameClass = w.classOf[u] == w.classOf[v];
+        const bool sameClass = w.graph().classOf[u] == w.graph().classOf[v];
         for (int j = 0; j < q; ++j) {
           Linear row;
           row.add(level[v][j], 1).add(level[u][j], -1);
@@ -127,7 +127,7 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   for (NodeIndex v = 0; v < n; ++v)
     finish[v] = b.addColumn(name("finish", {v}), head[v], timeUpper, 0, false);
   for (NodeIndex v = 0; v < n; ++v) {
-    const double cpuTime = cpuDevice >= 0 ? w.nodes[v].cpuLatency : 0;
+    const double cpuTime = cpuDevice >= 0 ? w.graph().nodes[v].cpuLatency : 0;
     Linear own;
     own.add(finish[v], 1).add(cpuDevice >= 0 ? xOf(v, cpuDevice) : -1, -cpuTime);
     b.addRow(name("cpuSelf", {v}), own, 0, kInfinity);
@@ -145,19 +145,19 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   }
   for (int a = 0; a < k; ++a) {
     bool anyAllowed = false;
-    for (int c = 0; c < w.numClasses; ++c) anyAllowed |= m.x[c][a] >= 0;
+    for (int c = 0; c < w.graph().numClasses; ++c) anyAllowed |= m.x[c][a] >= 0;
     if (!anyAllowed) continue;
     int previousFinish = -1;
     for (int j = 0; j < q; ++j) {
       const int start = b.addColumn(name("start", {a, j + 1}), 0, timeUpper, 0, false);
       const int end = b.addColumn(name("end", {a, j + 1}), 0, timeUpper, 0, false);
       Linear duration;
-      for (NodeIndex v = 0; v < n; ++v) duration.add(slot[v][a][j], w.nodes[v].fpgaLatency);
+      for (NodeIndex v = 0; v < n; ++v) duration.add(slot[v][a][j], w.graph().nodes[v].fpgaLatency);
       for (NodeIndex u = 0; u < n; ++u) {
         // Which successors may sit in another subgraph than u?
         std::vector<NodeIndex> others;
         for (NodeIndex x : w.successors(u))
-          if (q >= 2 || w.classOf[x] != w.classOf[u]) others.push_back(x);
+          if (q >= 2 || w.graph().classOf[x] != w.graph().classOf[u]) others.push_back(x);
         if (others.empty()) continue;
         bool anyHere = !slot[u][a][j].isZero();
         for (NodeIndex x : others) anyHere |= !slot[x][a][j].isZero();
@@ -171,7 +171,7 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
           b.addRow(name("feeds", {u, x, a, j + 1}), feeds, 0, kInfinity);
           b.addRow(name("sends", {u, x, a, j + 1}), sends, 0, kInfinity);
         }
-        duration.add(in, w.outCost[u]).add(out, w.outCost[u]);
+        duration.add(in, w.graph().outCost[u]).add(out, w.graph().outCost[u]);
         // The subgraph starts once every outside node feeding it has finished.
         Linear waits;
         waits.add(start, 1).add(finish[u], -1).add(in, -bigM);

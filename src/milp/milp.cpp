@@ -136,7 +136,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     p.numCpus = w.machine.maxCpus;
     p.deviceOf.assign(w.numNodes(), Placement::kUnplaced);
     for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-      const auto& columns = model.x[w.classOf[v]];
+      const auto& columns = model.x[w.graph().classOf[v]];
       for (int d = 0; d < static_cast<int>(columns.size()); ++d)
         if (columns[d] >= 0 && cbc.solution[columns[d]] > 0.5) p.deviceOf[v] = d;
     }

@@ -33,7 +33,7 @@ void polishLatency(const Workload& w, const SolveOptions& options, const Allowed
   Placement p = best->placement;
   std::vector<double> memory(k, 0);
   for (NodeIndex v = 0; v < w.numNodes(); ++v)
-    if (p.deviceOf[v] < k) memory[p.deviceOf[v]] += w.nodes[v].size;
+    if (p.deviceOf[v] < k) memory[p.deviceOf[v]] += w.graph().nodes[v].size;
   const std::vector<double> classSize = objective::ClassTotals(w).size;
   double value = best->objective;
   auto moveClass = [&](int c, int to) {
@@ -45,7 +45,7 @@ void polishLatency(const Workload& w, const SolveOptions& options, const Allowed
   bool improved = true, improvedAny = false;
   while (improved) {
     improved = false;
-    for (int c = 0; c < w.numClasses; ++c) {
+    for (int c = 0; c < w.graph().numClasses; ++c) {
       if (limit.elapsed() > seconds || limit.interrupted()) {
         improved = false;
         break;

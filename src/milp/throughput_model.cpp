@@ -39,18 +39,18 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
   };
   std::map<Group, double> groups;
   for (NodeIndex u = 0; u < w.numNodes(); ++u) {
-    if (w.outCost[u] == 0) continue;
+    if (w.graph().outCost[u] == 0) continue;
     std::set<int> targets;
     for (NodeIndex x : w.successors(u))
-      if (w.classOf[x] != w.classOf[u]) targets.insert(w.classOf[x]);
+      if (w.graph().classOf[x] != w.graph().classOf[u]) targets.insert(w.graph().classOf[x]);
     if (targets.empty()) continue;
-    Group g{w.classOf[u], {targets.begin(), targets.end()},
-            options.diffMaxima && w.nodes[u].isBackward};
-    groups[g] += w.outCost[u];
+    Group g{w.graph().classOf[u], {targets.begin(), targets.end()},
+            options.diffMaxima && w.graph().nodes[u].isBackward};
+    groups[g] += w.graph().outCost[u];
   }
   std::vector<Linear> forwardLoad(devices), backwardLoad(devices);
   for (int d = 0; d < devices; ++d)
-    for (int c = 0; c < w.numClasses; ++c) {
+    for (int c = 0; c < w.graph().numClasses; ++c) {
       const bool acc = d < k;
       forwardLoad[d].add(m.x[c][d], acc ? totals.acceleratorForward[c] : totals.cpuForward[c]);
       backwardLoad[d].add(m.x[c][d], acc ? totals.acceleratorBackward[c] : totals.cpuBackward[c]);
@@ -97,19 +97,19 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
     // Reach only matters for nodes from which a forward edge between two
     // classes can be reached (reverse topological order).
     std::vector<char> needsReach(w.numNodes(), 0);
-    for (auto it = w.topologicalOrder.rbegin(); it != w.topologicalOrder.rend(); ++it) {
+    for (auto it = w.graph().topologicalOrder.rbegin(); it != w.graph().topologicalOrder.rend(); ++it) {
       const NodeIndex u = *it;
       for (NodeIndex x : w.successors(u))
-        if (objective::isForwardEdge(w, u, x) && (w.classOf[u] != w.classOf[x] || needsReach[x]))
+        if (objective::isForwardEdge(w, u, x) && (w.graph().classOf[u] != w.graph().classOf[x] || needsReach[x]))
           needsReach[u] = 1;
     }
     for (int d = 0; d < devices; ++d) {
       std::vector<int> reach(w.numNodes(), -1);
       for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-        if (w.nodes[v].isBackward || !needsReach[v]) continue;
+        if (w.graph().nodes[v].isBackward || !needsReach[v]) continue;
         reach[v] = b.addColumn(name("reach", {v, d}), 0, 1, 0, false);
         Linear row;
-        row.add(reach[v], 1).add(m.x[w.classOf[v]][d], -1);
+        row.add(reach[v], 1).add(m.x[w.graph().classOf[v]][d], -1);
         b.addRow(name("reachSelf", {v, d}), row, 0, kInfinity);
       }
       for (NodeIndex u = 0; u < w.numNodes(); ++u) {
@@ -121,9 +121,9 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
             row.add(reach[x], 1).add(reach[u], -1);
             b.addRow(name("reachEdge", {u, x, d}), row, 0, kInfinity);
           }
-          if (w.classOf[u] != w.classOf[x] && m.x[w.classOf[x]][d] >= 0) {
+          if (w.graph().classOf[u] != w.graph().classOf[x] && m.x[w.graph().classOf[x]][d] >= 0) {
             Linear row;
-            row.add(m.x[w.classOf[x]][d], 1).add(reach[u], 1).add(m.x[w.classOf[u]][d], -1);
+            row.add(m.x[w.graph().classOf[x]][d], 1).add(reach[u], 1).add(m.x[w.graph().classOf[u]][d], -1);
             b.addRow(name("convex", {u, x, d}), row, -kInfinity, 1);
           }
         }

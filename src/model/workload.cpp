@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "io/json_input.hpp"
 #include "model/labels.hpp"
@@ -18,7 +19,12 @@ std::string detail::nodeLabel(std::size_t index, std::optional<std::int64_t> id)
   return label;
 }
 
-std::optional<NodeIndex> Workload::indexOf(std::int64_t id) const {
+Workload::Workload() : graph_(std::make_shared<const Graph>()) {}
+
+Workload::Workload(std::string name, Machine machine, std::shared_ptr<const Graph> graph)
+    : name(std::move(name)), machine(machine), graph_(std::move(graph)) {}
+
+std::optional<NodeIndex> Graph::indexOf(std::int64_t id) const {
   auto it = indexOfId_.find(id);
   if (it == indexOfId_.end()) return std::nullopt;
   return it->second;
@@ -110,9 +116,9 @@ std::string describeCycle(const std::vector<Node>& nodes, const std::vector<std:
 
 std::optional<Workload> buildWorkload(std::string name, Machine machine, std::vector<Node> nodes,
                                       const std::vector<RawEdge>& edges, std::string* error) {
-  Workload w;
-  w.name = std::move(name);
-  const std::string& file = w.name;
+  auto graph = std::make_shared<Graph>();
+  Graph& w = *graph;
+  const std::string& file = name;
   if (!checkAmount(machine.maxSizePerFpga, [&] { return file; }, "maxSizePerFPGA", error)) return std::nullopt;
   if (machine.maxFpgas < 0 || machine.maxFpgas > kMaxDevicesPerKind) {
     *error = file + ": maxFPGAs must be an integer in [0, " + std::to_string(kMaxDevicesPerKind) +
@@ -128,7 +134,6 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
     *error = file + ": too many nodes (" + std::to_string(nodes.size()) + ")";
     return std::nullopt;
   }
-  w.machine = machine;
   const int n = static_cast<int>(nodes.size());
 
   std::unordered_map<std::int64_t, std::int32_t> classIndex;
@@ -252,7 +257,7 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
     for (int v = 0; v < n; ++v) w.classNodes_[fill[w.classOf[v]]++] = v;
   }
   w.nodes = std::move(nodes);
-  return w;
+  return Workload(std::move(name), machine, std::move(graph));
 }
 
 }  // namespace dnnplace

@@ -8,17 +8,17 @@
 namespace dnnplace::objective {
 
 ClassTotals::ClassTotals(const Workload& workload)
-    : acceleratorLatency(workload.numClasses, 0),
-      cpuLatency(workload.numClasses, 0),
-      size(workload.numClasses, 0),
-      acceleratorForward(workload.numClasses, 0),
-      acceleratorBackward(workload.numClasses, 0),
-      cpuForward(workload.numClasses, 0),
-      cpuBackward(workload.numClasses, 0),
-      supported(workload.numClasses, 1) {
+    : acceleratorLatency(workload.graph().numClasses, 0),
+      cpuLatency(workload.graph().numClasses, 0),
+      size(workload.graph().numClasses, 0),
+      acceleratorForward(workload.graph().numClasses, 0),
+      acceleratorBackward(workload.graph().numClasses, 0),
+      cpuForward(workload.graph().numClasses, 0),
+      cpuBackward(workload.graph().numClasses, 0),
+      supported(workload.graph().numClasses, 1) {
   for (NodeIndex v = 0; v < workload.numNodes(); ++v) {
-    const int c = workload.classOf[v];
-    const Node& node = workload.nodes[v];
+    const int c = workload.graph().classOf[v];
+    const Node& node = workload.graph().nodes[v];
     acceleratorLatency[c] += node.fpgaLatency;
     cpuLatency[c] += node.cpuLatency;
     size[c] += node.size;
@@ -39,7 +39,7 @@ std::vector<char> ClassTotals::acceleratorAllowed(const Machine& machine) const 
 }
 
 std::string describeClass(const Workload& workload, int c) {
-  const Node& node = workload.nodes[workload.classMembers(c).front()];
+  const Node& node = workload.graph().nodes[workload.classMembers(c).front()];
   if (node.colorClass) return "color class " + std::to_string(*node.colorClass);
   return "node " + std::to_string(node.id);
 }
@@ -48,7 +48,7 @@ std::optional<Unplaceable> findUnplaceable(const Workload& workload, const Class
                                            bool cpuAllowed) {
   const Machine& machine = workload.machine;
   if (cpuAllowed) return std::nullopt;
-  for (int c = 0; c < workload.numClasses; ++c) {
+  for (int c = 0; c < workload.graph().numClasses; ++c) {
     if (totals.fitsAccelerator(c, machine)) continue;
     if (!totals.supported[c]) return Unplaceable{Unplaceable::Reason::Unsupported, c};
     if (machine.maxFpgas == 0) return Unplaceable{Unplaceable::Reason::NoDevices, -1};
@@ -73,7 +73,7 @@ double throughputLowerBound(const Workload& workload, const ClassTotals& totals)
   const Machine& m = workload.machine;
   constexpr double inf = std::numeric_limits<double>::infinity();
   double bound = 0, total = 0;
-  for (int c = 0; c < workload.numClasses; ++c) {
+  for (int c = 0; c < workload.graph().numClasses; ++c) {
     const double best = std::min(totals.fitsAccelerator(c, m) ? totals.acceleratorLatency[c] : inf,
                                  m.maxCpus > 0 ? totals.cpuLatency[c] : inf);
     if (best == inf) continue;  // infeasible workload; no bound from this class

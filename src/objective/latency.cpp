@@ -13,7 +13,7 @@ std::vector<int> pieceIndices(const Workload& w, const Placement& p) {
   for (int a = 0; a < p.numAccelerators; ++a) {
     if (!used[a]) continue;
     // level[v]: the largest number of maximal runs inside a on a path ending at v.
-    for (NodeIndex v : w.topologicalOrder) {
+    for (NodeIndex v : w.graph().topologicalOrder) {
       const bool inside = p.deviceOf[v] == a;
       int best = inside ? 1 : 0;
       for (NodeIndex u : w.predecessors(v)) {
@@ -39,7 +39,7 @@ std::optional<double> latencyOf(const Workload& w, const Placement& p, int q) {
   std::vector<double> duration(tasks, 0);
   std::vector<std::vector<int>> after(tasks);  // after[t]: tasks that wait for t
   for (NodeIndex v = 0; v < n; ++v)
-    duration[taskOf(v)] += piece[v] > 0 ? w.nodes[v].fpgaLatency : w.nodes[v].cpuLatency;
+    duration[taskOf(v)] += piece[v] > 0 ? w.graph().nodes[v].fpgaLatency : w.graph().nodes[v].cpuLatency;
   std::vector<NodeIndex> paidBy(tasks, -1);  // the last sender a receiving piece paid for
   for (NodeIndex u = 0; u < n; ++u) {
     const int tu = taskOf(u);
@@ -50,11 +50,11 @@ std::optional<double> latencyOf(const Workload& w, const Placement& p, int q) {
       after[tu].push_back(tx);
       if (piece[u] > 0 && !paidOut) {
         paidOut = true;
-        duration[tu] += w.outCost[u];
+        duration[tu] += w.graph().outCost[u];
       }
       if (piece[x] > 0 && paidBy[tx] != u) {
         paidBy[tx] = u;
-        duration[tx] += w.outCost[u];
+        duration[tx] += w.graph().outCost[u];
       }
     }
   }

@@ -14,7 +14,7 @@ void forEachLoadTerm(const Workload& workload, const Placement& placement, Compu
   for (NodeIndex v = 0; v < workload.numNodes(); ++v) compute(placement.deviceOf[v], v);
   std::vector<int> seenOn(placement.numDevices(), -1);  // last u that paid on d
   for (NodeIndex u = 0; u < workload.numNodes(); ++u) {
-    if (workload.outCost[u] == 0) continue;
+    if (workload.graph().outCost[u] == 0) continue;
     const int du = placement.deviceOf[u];
     for (NodeIndex w : workload.successors(u)) {
       const int dw = placement.deviceOf[w];
@@ -30,7 +30,7 @@ void forEachLoadTerm(const Workload& workload, const Placement& placement, Compu
 }
 
 double computeOn(const Workload& workload, const Placement& placement, int d, NodeIndex v) {
-  return placement.isAccelerator(d) ? workload.nodes[v].fpgaLatency : workload.nodes[v].cpuLatency;
+  return placement.isAccelerator(d) ? workload.graph().nodes[v].fpgaLatency : workload.graph().nodes[v].cpuLatency;
 }
 
 }  // namespace
@@ -39,7 +39,7 @@ std::vector<double> deviceLoads(const Workload& workload, const Placement& place
   std::vector<double> load(placement.numDevices(), 0);
   forEachLoadTerm(
       workload, placement, [&](int d, NodeIndex v) { load[d] += computeOn(workload, placement, d, v); },
-      [&](int d, NodeIndex u) { load[d] += workload.outCost[u]; });
+      [&](int d, NodeIndex u) { load[d] += workload.graph().outCost[u]; });
   return load;
 }
 
@@ -48,11 +48,11 @@ DirectionLoads directionLoads(const Workload& workload, const Placement& placeme
   loads.forward.assign(placement.numDevices(), 0);
   loads.backward.assign(placement.numDevices(), 0);
   auto side = [&](NodeIndex v) -> std::vector<double>& {
-    return workload.nodes[v].isBackward ? loads.backward : loads.forward;
+    return workload.graph().nodes[v].isBackward ? loads.backward : loads.forward;
   };
   forEachLoadTerm(
       workload, placement, [&](int d, NodeIndex v) { side(v)[d] += computeOn(workload, placement, d, v); },
-      [&](int d, NodeIndex u) { side(u)[d] += workload.outCost[u]; });
+      [&](int d, NodeIndex u) { side(u)[d] += workload.graph().outCost[u]; });
   return loads;
 }
 

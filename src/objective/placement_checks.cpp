@@ -17,10 +17,10 @@ std::string placementProblem(const Workload& w, const Placement& p) {
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
     const int d = p.deviceOf[v];
     if (d < 0 || d >= p.numDevices()) return "unplaced node";
-    if (p.deviceOf[w.classMembers(w.classOf[v]).front()] != d) return "split class";
+    if (p.deviceOf[w.classMembers(w.graph().classOf[v]).front()] != d) return "split class";
     if (p.isAccelerator(d)) {
-      if (!w.nodes[v].supportedOnFpga) return "unsupported node on an accelerator";
-      memory[d] += w.nodes[v].size;
+      if (!w.graph().nodes[v].supportedOnFpga) return "unsupported node on an accelerator";
+      memory[d] += w.graph().nodes[v].size;
     }
   }
   for (double m : memory)
@@ -32,12 +32,12 @@ bool isConvexPlacement(const Workload& w, const Placement& p) {
   std::vector<char> reached(w.numNodes());
   for (int d = 0; d < p.numDevices(); ++d) {
     std::fill(reached.begin(), reached.end(), 0);
-    for (NodeIndex v : w.topologicalOrder) {
-      if (w.nodes[v].isBackward) continue;
+    for (NodeIndex v : w.graph().topologicalOrder) {
+      if (w.graph().nodes[v].isBackward) continue;
       const bool inside = p.deviceOf[v] == d;
       bool fromOutsideReached = false;
       for (NodeIndex u : w.predecessors(v)) {
-        if (w.nodes[u].isBackward) continue;
+        if (w.graph().nodes[u].isBackward) continue;
         if (reached[u]) reached[v] = 1;
         if (reached[u] && p.deviceOf[u] != d) fromOutsideReached = true;
       }

@@ -24,7 +24,7 @@ bool isConvexPlacement(const Workload& workload, const Placement& placement);
 
 /// u → x joins two forward nodes.
 inline bool isForwardEdge(const Workload& workload, NodeIndex u, NodeIndex x) {
-  return !workload.nodes[u].isBackward && !workload.nodes[x].isBackward;
+  return !workload.graph().nodes[u].isBackward && !workload.graph().nodes[x].isBackward;
 }
 
 }  // namespace dnnplace::objective

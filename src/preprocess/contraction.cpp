@@ -287,7 +287,7 @@ void setIncidence(ContractedGraph& graph) {
 
 ContractedGraph contractWorkload(const Workload& workload, const ContractionOptions& options) {
   const int numNodes = workload.numNodes();
-  const int numClasses = workload.numClasses;
+  const int numClasses = workload.graph().numClasses;
   ContractedGraph graph;
 
   // Step 1–2: classes stand for their forward super-node; a class with only
@@ -295,15 +295,15 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   // a forward vertex here, tied by mirrored backward edges.
   std::vector<char> hasForward(numClasses, 0), hasBackward(numClasses, 0);
   for (NodeIndex v = 0; v < numNodes; ++v)
-    (workload.nodes[v].isBackward ? hasBackward : hasForward)[workload.classOf[v]] = 1;
+    (workload.graph().nodes[v].isBackward ? hasBackward : hasForward)[workload.graph().classOf[v]] = 1;
   for (int c = 0; c < numClasses; ++c)
     if (!hasForward[c] && hasBackward[c]) ++graph.artificialTwins;
 
   std::vector<ClassEdge> classEdges;
-  for (const Edge& edge : workload.edges) {
-    const bool sourceBackward = workload.nodes[edge.source].isBackward;
-    const bool destBackward = workload.nodes[edge.dest].isBackward;
-    const int cs = workload.classOf[edge.source], cd = workload.classOf[edge.dest];
+  for (const Edge& edge : workload.graph().edges) {
+    const bool sourceBackward = workload.graph().nodes[edge.source].isBackward;
+    const bool destBackward = workload.graph().nodes[edge.dest].isBackward;
+    const int cs = workload.graph().classOf[edge.source], cd = workload.graph().classOf[edge.dest];
     if (cs == cd) continue;
     if (!sourceBackward && !destBackward) {
       classEdges.push_back({cs, cd});
@@ -324,12 +324,12 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     std::vector<double> work(numClasses, 0);
     std::vector<char> touchesBackward(numClasses, 0);
     for (NodeIndex v = 0; v < numNodes; ++v)
-      work[groups.find(workload.classOf[v])] +=
-          workload.nodes[v].cpuLatency + workload.nodes[v].fpgaLatency;
-    for (const Edge& edge : workload.edges) {
-      const bool sb = workload.nodes[edge.source].isBackward;
-      const bool db = workload.nodes[edge.dest].isBackward;
-      if (sb != db) touchesBackward[groups.find(workload.classOf[edge.source])] = 1;
+      work[groups.find(workload.graph().classOf[v])] +=
+          workload.graph().nodes[v].cpuLatency + workload.graph().nodes[v].fpgaLatency;
+    for (const Edge& edge : workload.graph().edges) {
+      const bool sb = workload.graph().nodes[edge.source].isBackward;
+      const bool db = workload.graph().nodes[edge.dest].isBackward;
+      if (sb != db) touchesBackward[groups.find(workload.graph().classOf[edge.source])] = 1;
     }
     // Distinct neighbours: their number, and their XOR, which is the
     // neighbour itself when there is one.
@@ -364,17 +364,17 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
       if (isLeaf(into)) pending.push_back(into);
     }
     for (NodeIndex v = 0; v < numNodes; ++v) {
-      const int c = workload.classOf[v];
+      const int c = workload.graph().classOf[v];
       if (groups.find(c) != rootBefore[c] || !alive[rootBefore[c]]) {
-        graph.zeroWorkLeafBytes += workload.nodes[v].size;
-        if (!workload.nodes[v].supportedOnFpga) graph.zeroWorkLeafUnsupported = true;
+        graph.zeroWorkLeafBytes += workload.graph().nodes[v].size;
+        if (!workload.graph().nodes[v].supportedOnFpga) graph.zeroWorkLeafUnsupported = true;
       }
     }
   }
 
   // Number the groups topologically; ties go to the smallest original node.
   std::vector<int> firstNode(numClasses, numNodes);
-  for (NodeIndex v = numNodes - 1; v >= 0; --v) firstNode[groups.find(workload.classOf[v])] = v;
+  for (NodeIndex v = numNodes - 1; v >= 0; --v) firstNode[groups.find(workload.graph().classOf[v])] = v;
   const Adjacency out = groupSuccessors(groups, numClasses, classEdges);
   std::vector<char> isGroup(numClasses, 0);
   for (int g = 0; g < numClasses; ++g) isGroup[g] = groups.find(g) == g;
@@ -390,10 +390,10 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   graph.size.assign(n, 0);
   graph.supportedOnFpga.assign(n, 1);
   for (NodeIndex v = 0; v < numNodes; ++v) {
-    const int s = numberOf[groups.find(workload.classOf[v])];
+    const int s = numberOf[groups.find(workload.graph().classOf[v])];
     graph.superOf[v] = s;
     ++graph.memberStart[s + 1];
-    const Node& node = workload.nodes[v];
+    const Node& node = workload.graph().nodes[v];
     graph.fpgaLatency[s] += node.fpgaLatency;
     graph.cpuLatency[s] += node.cpuLatency;
     graph.size[s] += node.size;
@@ -428,7 +428,7 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   std::vector<Touch> touches;
   for (NodeIndex u = 0; u < numNodes; ++u) {
     const auto successors = workload.successors(u);
-    if (successors.empty() || workload.outCost[u] <= 0) continue;
+    if (successors.empty() || workload.graph().outCost[u] <= 0) continue;
     const std::size_t begin = flat.size();
     flat.push_back(graph.superOf[u]);
     for (NodeIndex w : successors) flat.push_back(graph.superOf[w]);
@@ -466,7 +466,7 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     } else {
       hyperOf[t] = hyperOf[firstOf[t]];
     }
-    graph.hyperWeight[hyperOf[t]] += workload.outCost[touches[t].node];
+    graph.hyperWeight[hyperOf[t]] += workload.graph().outCost[touches[t].node];
   }
   graph.hyperStart.assign(1, 0);
   for (std::size_t t : representative) {
@@ -530,7 +530,7 @@ BlockTotals blockTotals(const Workload& workload, const ContractedGraph& graph,
   for (int s : superNodes) inBlock[s] = 1;
   for (int s : superNodes)
     for (int i = graph.memberStart[s]; i < graph.memberStart[s + 1]; ++i) {
-      const Node& node = workload.nodes[graph.members[i]];
+      const Node& node = workload.graph().nodes[graph.members[i]];
       totals.fpgaLatency += node.fpgaLatency;
       totals.cpuLatency += node.cpuLatency;
       totals.size += node.size;
@@ -540,7 +540,7 @@ BlockTotals blockTotals(const Workload& workload, const ContractedGraph& graph,
     const bool inside = inBlock[graph.superOf[u]];
     for (NodeIndex w : workload.successors(u))
       if (static_cast<bool>(inBlock[graph.superOf[w]]) != inside) {
-        totals.communication += workload.outCost[u];
+        totals.communication += workload.graph().outCost[u];
         break;
       }
   }
@@ -553,7 +553,7 @@ std::string listIds(const Workload& workload, const std::vector<NodeIndex>& node
   std::string text;
   for (std::size_t i = 0; i < nodes.size() && i < kShown; ++i) {
     if (i) text += ", ";
-    text += std::to_string(workload.nodes[nodes[i]].id);
+    text += std::to_string(workload.graph().nodes[nodes[i]].id);
   }
   if (nodes.size() > kShown) text += ", … (" + std::to_string(nodes.size()) + " nodes)";
   return text;
@@ -561,7 +561,7 @@ std::string listIds(const Workload& workload, const std::vector<NodeIndex>& node
 
 std::string className(const Workload& workload, int cls) {
   const auto members = workload.classMembers(cls);
-  const auto& node = workload.nodes[members.front()];
+  const auto& node = workload.graph().nodes[members.front()];
   if (node.colorClass) return std::to_string(*node.colorClass);
   return "of node " + std::to_string(node.id);
 }
@@ -570,7 +570,7 @@ std::string className(const Workload& workload, int cls) {
 std::string describeClass(const Workload& workload, int cls) {
   const auto members = workload.classMembers(cls);
   std::vector<NodeIndex> nodes(members.begin(), members.end());
-  const auto& first = workload.nodes[nodes.front()];
+  const auto& first = workload.graph().nodes[nodes.front()];
   if (!first.colorClass) return "node " + std::to_string(first.id);
   return "class " + className(workload, cls) + " (node ids " + listIds(workload, nodes) + ")";
 }
@@ -580,7 +580,7 @@ std::string describeSuperNode(const Workload& workload, const ContractedGraph& g
   std::vector<NodeIndex> nodes(graph.members.begin() + graph.memberStart[superNode],
                                graph.members.begin() + graph.memberStart[superNode + 1]);
   std::vector<int> classes;
-  for (NodeIndex v : nodes) classes.push_back(workload.classOf[v]);
+  for (NodeIndex v : nodes) classes.push_back(workload.graph().classOf[v]);
   std::sort(classes.begin(), classes.end());
   classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
   if (classes.size() == 1) return describeClass(workload, classes.front());

@@ -12,19 +12,19 @@ namespace dnnplace {
 WorkloadStatistics workloadStatistics(const Workload& w, std::uint64_t maxIdeals, double timeLimitSeconds,
                                       const std::atomic<bool>* interrupt) {
   WorkloadStatistics s;
-  std::vector<char> classHasForward(w.numClasses, 0);
+  std::vector<char> classHasForward(w.graph().numClasses, 0);
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-    const Node& node = w.nodes[v];
+    const Node& node = w.graph().nodes[v];
     (node.isBackward ? s.backwardNodes : s.forwardNodes)++;
     s.acceleratorWork += node.fpgaLatency;
     s.cpuWork += node.cpuLatency;
     s.memory += node.size;
-    if (!node.isBackward) classHasForward[w.classOf[v]] = 1;
+    if (!node.isBackward) classHasForward[w.graph().classOf[v]] = 1;
   }
   for (NodeIndex v = 0; v < w.numNodes(); ++v)
-    if (w.nodes[v].isBackward && !classHasForward[w.classOf[v]]) ++s.orphanBackwardNodes;
-  s.edges = w.edges.size();
-  s.colorClasses = w.numClasses;
+    if (w.graph().nodes[v].isBackward && !classHasForward[w.graph().classOf[v]]) ++s.orphanBackwardNodes;
+  s.edges = w.graph().edges.size();
+  s.colorClasses = w.graph().numClasses;
   s.maxLoadLowerBound = trivialThroughputLowerBound(w);
 
   CountLimits limits;

@@ -34,7 +34,7 @@ std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
   std::vector<std::vector<std::int64_t>> ids(placement.numDevices());
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
     if (placement.deviceOf[v] != Placement::kUnplaced)
-      ids[placement.deviceOf[v]].push_back(workload.nodes[v].id);
+      ids[placement.deviceOf[v]].push_back(workload.graph().nodes[v].id);
   for (auto& list : ids) std::sort(list.begin(), list.end());
 
   Json root = Json::object();

@@ -188,12 +188,9 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   // is ignored, as the evaluator and the reference ignore it). A machine
   // without CPU cores still runs them, so the methods see one core: the
   // device every CPU node of the plan is listed on.
-  std::optional<Workload> withCpu;
-  if (options.objective == Objective::Latency && workload.machine.maxCpus == 0) {
-    withCpu = workload;
-    withCpu->machine.maxCpus = 1;
-  }
-  outcome = method->run(withCpu ? *withCpu : workload, options);
+  Machine machine = workload.machine;
+  if (options.objective == Objective::Latency) machine.maxCpus = std::max(machine.maxCpus, 1);
+  outcome = method->run(workload.onMachine(machine), options);  // the graph is shared, not copied
   outcome.method = name;
   if (outcome.seconds == 0)
     outcome.seconds =

@@ -17,7 +17,7 @@
 
 #include "dnnplace/plan.hpp"
 #include "dnnplace/workload.hpp"
-#include "io/json_input.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 namespace {
@@ -123,12 +123,12 @@ std::string describeTree(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null: return "null";
     case Json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    case Json::value_t::string: return "string \"" + json_input::printable(value.get<std::string>()) + "\"";
+    case Json::value_t::string: return "string \"" + printable(value.get<std::string>()) + "\"";
     case Json::value_t::array: return "an array";
     case Json::value_t::object: return "an object";
     case Json::value_t::number_integer: return std::to_string(value.get<std::int64_t>());
     case Json::value_t::number_unsigned: return std::to_string(value.get<std::uint64_t>());
-    case Json::value_t::number_float: return json_input::formatNumber(value.get<double>());
+    case Json::value_t::number_float: return formatShortest(value.get<double>());
     default: return "?";
   }
 }

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "io/json_input.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -112,9 +112,9 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
     if (p.isAccelerator(d)) {
       ++acceleratorsUsed;
       if (memory[d] > capacity * (1 + 1e-12))
-        violations.push_back(deviceName(p, d) + " holds " + json_input::formatNumber(memory[d]) +
+        violations.push_back(deviceName(p, d) + " holds " + formatShortest(memory[d]) +
                              " bytes, more than maxSizePerFPGA = " +
-                             json_input::formatNumber(capacity));
+                             formatShortest(capacity));
     } else {
       ++cpusUsed;
     }

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "io/json_input.hpp"
+#include "util/format.hpp"
 
-namespace dnnplace::json_input {
+namespace dnnplace::json_reader {
 
 double Value::asDouble() const {
   switch (kind) {
@@ -35,7 +35,7 @@ std::string describe(const Value& value) {
     case Value::Kind::Object: return "an object";
     case Value::Kind::Integer: return std::to_string(value.integer);
     case Value::Kind::Unsigned: return std::to_string(value.unsignedInteger);
-    case Value::Kind::Float: return formatNumber(value.floating);
+    case Value::Kind::Float: return formatShortest(value.floating);
   }
   return "an unsupported value";
 }
@@ -189,4 +189,4 @@ std::string parseFault(std::string_view text, const std::string& name, std::size
 
 }  // namespace detail
 
-}  // namespace dnnplace::json_input
+}  // namespace dnnplace::json_reader

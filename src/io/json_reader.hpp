@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dnnplace::json_input {
+namespace dnnplace::json_reader {
 
 /// One JSON value as field checks read it: a scalar, or only the kind of an
 /// array or object. Numbers are typed as nlohmann types them: without
@@ -256,4 +256,4 @@ bool requireArray(const Field& field, const char* name, const Where& where, std:
   return detail::fail(where(), name, "must be an array, got " + describe(field.value()), error);
 }
 
-}  // namespace dnnplace::json_input
+}  // namespace dnnplace::json_reader

@@ -8,8 +8,8 @@ namespace dnnplace {
 
 namespace {
 
-using json_input::Field;
-using json_input::Value;
+using json_reader::Field;
+using json_reader::Value;
 
 enum DeviceList : int { kFpgas, kCpus, kLists };
 constexpr const char* kListNames[kLists] = {"fpgas", "cpus"};
@@ -93,7 +93,7 @@ class PlanSchema {
   /// After the parse: the plan, checked in the order a walk over the whole
   /// document would find its faults.
   std::optional<PlanFile> plan(std::string* error) {
-    if (!json_input::requireObject(top_.value(), [this] { return file_ + ": top level"; }, error)) return std::nullopt;
+    if (!json_reader::requireObject(top_.value(), [this] { return file_ + ": top level"; }, error)) return std::nullopt;
     if (!lists_[kFpgas].field.present() && !lists_[kCpus].field.present()) {
       *error = file_ + ": a plan needs \"fpgas\" and/or \"cpus\" (lists of {\"nodes\": [ids]})";
       return std::nullopt;
@@ -103,7 +103,7 @@ class PlanSchema {
     for (int l = 0; l < kLists; ++l) {
       List& list = lists_[l];
       if (!list.field.present()) continue;
-      if (!json_input::requireArray(list.field, kListNames[l], where, error)) return std::nullopt;
+      if (!json_reader::requireArray(list.field, kListNames[l], where, error)) return std::nullopt;
       if (!list.error.empty()) {
         *error = list.error;
         return std::nullopt;
@@ -127,26 +127,26 @@ class PlanSchema {
   void notAnObject(const Value& value) {
     List& list = lists_[streaming_];
     if (!list.error.empty()) return;
-    json_input::requireObject(value, [this] { return file_ + ": " + device(); }, &list.error);
+    json_reader::requireObject(value, [this] { return file_ + ": " + device(); }, &list.error);
   }
   void id(const Value& value) {
     const std::size_t i = ids_.size();
     std::int64_t id = 0;
     if (!idError_.empty()) return;
-    if (json_input::toInteger(value, true, &id)) {
+    if (json_reader::toInteger(value, true, &id)) {
       ids_.push_back(id);
       return;
     }
     Field field;
     field.set(value);
     const std::string name = "nodes[" + std::to_string(i) + "]";
-    json_input::readInteger(field, name.c_str(), true, &id, [this] { return file_ + ": " + device(); }, &idError_);
+    json_reader::readInteger(field, name.c_str(), true, &id, [this] { return file_ + ": " + device(); }, &idError_);
   }
   void finishDevice() {
     List& list = lists_[streaming_];
     if (!list.error.empty()) return;
     const auto where = [this] { return file_ + ": " + device(); };
-    if (!json_input::requireArray(nodes_, "nodes", where, &list.error)) return;
+    if (!json_reader::requireArray(nodes_, "nodes", where, &list.error)) return;
     if (!idError_.empty()) {
       list.error = idError_;
       return;
@@ -180,7 +180,7 @@ std::string listIds(const std::vector<std::int64_t>& ids) {
 
 std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name, std::string* error) {
   PlanSchema schema(name);
-  if (!json_input::readJson(text, name, schema, error)) return std::nullopt;
+  if (!json_reader::readJson(text, name, schema, error)) return std::nullopt;
   return schema.plan(error);
 }
 

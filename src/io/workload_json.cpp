@@ -6,8 +6,10 @@
 #include <cstring>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "dnnplace/workload.hpp"
-#include "io/json_input.hpp"
+#include "util/format.hpp"
 #include "io/json_reader.hpp"
 #include "model/labels.hpp"
 
@@ -16,8 +18,8 @@ namespace dnnplace {
 namespace {
 
 using detail::nodeLabel;
-using json_input::Field;
-using json_input::Value;
+using json_reader::Field;
+using json_reader::Value;
 
 enum TopField : int { kMaxSize, kMaxFpgas, kMaxCpus, kNodes, kEdges, kTopFields };
 enum NodeField : int { kId, kSupported, kCpuLatency, kFpgaLatency, kBackward, kColor, kSize, kName, kNodeFields };
@@ -46,26 +48,26 @@ bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::s
   std::optional<std::int64_t> id;
   if (f[kId].present()) {
     std::int64_t value = 0;
-    if (!json_input::readInteger(f[kId], "id", true, &value, [&] { return file + ": " + nodeLabel(i, id); }, error))
+    if (!json_reader::readInteger(f[kId], "id", true, &value, [&] { return file + ": " + nodeLabel(i, id); }, error))
       return false;
     id = value;
   }
   const auto where = [&] { return file + ": " + nodeLabel(i, id); };
-  if (!json_input::requireObject(item, where, error)) return false;
+  if (!json_reader::requireObject(item, where, error)) return false;
   std::int64_t checked = 0;
-  if (!json_input::readInteger(f[kId], "id", true, &checked, where, error) ||
-      !json_input::readFlag(f[kSupported], "supportedOnFpga", &node->supportedOnFpga, where, error) ||
-      !json_input::readNumber(f[kCpuLatency], "cpuLatency", false, &node->cpuLatency, where, error) ||
-      !json_input::readNumber(f[kFpgaLatency], "fpgaLatency", false, &node->fpgaLatency, where, error) ||
-      !json_input::readFlag(f[kBackward], "isBackwardNode", &node->isBackward, where, error))
+  if (!json_reader::readInteger(f[kId], "id", true, &checked, where, error) ||
+      !json_reader::readFlag(f[kSupported], "supportedOnFpga", &node->supportedOnFpga, where, error) ||
+      !json_reader::readNumber(f[kCpuLatency], "cpuLatency", false, &node->cpuLatency, where, error) ||
+      !json_reader::readNumber(f[kFpgaLatency], "fpgaLatency", false, &node->fpgaLatency, where, error) ||
+      !json_reader::readFlag(f[kBackward], "isBackwardNode", &node->isBackward, where, error))
     return false;
   node->id = checked;
   if (f[kColor].present()) {
     std::int64_t cls = 0;
-    if (!json_input::readInteger(f[kColor], "colorClass", true, &cls, where, error)) return false;
+    if (!json_reader::readInteger(f[kColor], "colorClass", true, &cls, where, error)) return false;
     node->colorClass = cls;
   }
-  if (f[kSize].present() && !json_input::readNumber(f[kSize], "size", false, &node->size, where, error))
+  if (f[kSize].present() && !json_reader::readNumber(f[kSize], "size", false, &node->size, where, error))
     return false;
   if (f[kName].present() && f[kName].value().kind == Value::Kind::String) node->name = f[kName].value().string;
   return true;
@@ -75,10 +77,10 @@ bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::s
 bool readEdge(const Value& item, const std::array<Field, kEdgeFields>& f, std::size_t i, const std::string& file,
               std::string* error, RawEdge* edge) {
   const auto where = [&] { return file + ": edge #" + std::to_string(i); };
-  return json_input::requireObject(item, where, error) &&
-         json_input::readInteger(f[kSource], "sourceId", true, &edge->sourceId, where, error) &&
-         json_input::readInteger(f[kDest], "destId", true, &edge->destId, where, error) &&
-         json_input::readNumber(f[kCost], "cost", true, &edge->cost, where, error);
+  return json_reader::requireObject(item, where, error) &&
+         json_reader::readInteger(f[kSource], "sourceId", true, &edge->sourceId, where, error) &&
+         json_reader::readInteger(f[kDest], "destId", true, &edge->destId, where, error) &&
+         json_reader::readNumber(f[kCost], "cost", true, &edge->cost, where, error);
 }
 
 /// The workload format as the parser meets it (the levels of json_reader.hpp):
@@ -135,13 +137,13 @@ class WorkloadSchema {
   /// whole document would find its faults.
   std::optional<Workload> workload(std::string* error) {
     const auto where = [this] { return file_; };
-    if (!json_input::requireObject(top_.value(), [this] { return file_ + ": top level"; }, error)) return std::nullopt;
+    if (!json_reader::requireObject(top_.value(), [this] { return file_ + ": top level"; }, error)) return std::nullopt;
     Machine machine;
     std::int64_t maxFpgas = 0, maxCpus = 0;
-    if (!json_input::readNumber(topFields_[kMaxSize], "maxSizePerFPGA", false, &machine.maxSizePerFpga, where,
+    if (!json_reader::readNumber(topFields_[kMaxSize], "maxSizePerFPGA", false, &machine.maxSizePerFpga, where,
                                 error) ||
-        !json_input::readInteger(topFields_[kMaxFpgas], "maxFPGAs", false, &maxFpgas, where, error) ||
-        !json_input::readInteger(topFields_[kMaxCpus], "maxCPUs", false, &maxCpus, where, error))
+        !json_reader::readInteger(topFields_[kMaxFpgas], "maxFPGAs", false, &maxFpgas, where, error) ||
+        !json_reader::readInteger(topFields_[kMaxCpus], "maxCPUs", false, &maxCpus, where, error))
       return std::nullopt;
     for (auto [field, value] : {std::pair{"maxFPGAs", maxFpgas}, std::pair{"maxCPUs", maxCpus}})
       if (value > kMaxDevicesPerKind) {
@@ -151,8 +153,8 @@ class WorkloadSchema {
       }
     machine.maxFpgas = static_cast<int>(maxFpgas);
     machine.maxCpus = static_cast<int>(maxCpus);
-    if (!json_input::requireArray(topFields_[kNodes], "nodes", where, error) ||
-        !json_input::requireArray(topFields_[kEdges], "edges", where, error))
+    if (!json_reader::requireArray(topFields_[kNodes], "nodes", where, error) ||
+        !json_reader::requireArray(topFields_[kEdges], "edges", where, error))
       return std::nullopt;
     for (const std::string* firstBad : {&nodeError_, &edgeError_})
       if (!firstBad->empty()) {
@@ -218,7 +220,7 @@ class WorkloadSchema {
 
 std::optional<Workload> parseWorkload(std::string_view text, const std::string& name, std::string* error) {
   WorkloadSchema schema(name);
-  if (!json_input::readJson(text, name, schema, error)) return std::nullopt;
+  if (!json_reader::readJson(text, name, schema, error)) return std::nullopt;
   return schema.workload(error);
 }
 
@@ -229,13 +231,13 @@ std::optional<Workload> loadWorkload(const std::string& path, std::string* error
 }
 
 std::string workloadToJson(const Workload& workload) {
-  json_input::Json root = json_input::Json::object();
+  nlohmann::json root = nlohmann::json::object();
   root["maxSizePerFPGA"] = workload.machine.maxSizePerFpga;
   root["maxFPGAs"] = workload.machine.maxFpgas;
   root["maxCPUs"] = workload.machine.maxCpus;
-  json_input::Json nodes = json_input::Json::array();
+  nlohmann::json nodes = nlohmann::json::array();
   for (const Node& node : workload.graph().nodes) {
-    json_input::Json item = json_input::Json::object();
+    nlohmann::json item = nlohmann::json::object();
     if (!node.name.empty()) item["name"] = node.name;
     item["id"] = node.id;
     item["supportedOnFpga"] = node.supportedOnFpga;
@@ -246,7 +248,7 @@ std::string workloadToJson(const Workload& workload) {
     item["size"] = node.size;
     nodes.push_back(std::move(item));
   }
-  json_input::Json edges = json_input::Json::array();
+  nlohmann::json edges = nlohmann::json::array();
   for (const Edge& edge : workload.graph().edges)
     edges.push_back({{"sourceId", workload.graph().nodes[edge.source].id},
                      {"destId", workload.graph().nodes[edge.dest].id},

@@ -8,7 +8,7 @@
 #include <limits>
 #include <memory>
 
-#include "io/json_input.hpp"
+#include "util/format.hpp"
 #include "model/labels.hpp"
 
 namespace dnnplace {
@@ -44,7 +44,7 @@ std::string edgeLabel(std::size_t index, const RawEdge& edge) {
 template <class Where>
 bool checkAmount(double value, const Where& where, const char* field, std::string* error) {
   if (std::isfinite(value) && value >= 0) return true;
-  *error = where() + ": " + field + " must be a finite number >= 0, got " + json_input::formatNumber(value);
+  *error = where() + ": " + field + " must be a finite number >= 0, got " + formatShortest(value);
   return false;
 }
 
@@ -56,7 +56,7 @@ template <class Where>
 bool checkSummable(double value, const Where& where, const char* field, std::string* error) {
   if (!checkAmount(value, where, field, error)) return false;
   if (value <= kMaxAmount) return true;
-  *error = where() + ": " + field + " must be at most 1e30, got " + json_input::formatNumber(value);
+  *error = where() + ": " + field + " must be at most 1e30, got " + formatShortest(value);
   return false;
 }
 
@@ -194,8 +194,8 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
       w.outCost[*source] = edge.cost;
     } else if (!(std::fabs(edge.cost - w.outCost[*source]) <=
                  1e-9 * std::max(std::fabs(edge.cost), std::fabs(w.outCost[*source])))) {
-      *error = where() + ": cost " + json_input::formatNumber(edge.cost) + " differs from cost " +
-               json_input::formatNumber(w.outCost[*source]) + " of " +
+      *error = where() + ": cost " + formatShortest(edge.cost) + " differs from cost " +
+               formatShortest(w.outCost[*source]) + " of " +
                edgeLabel(costEdge[*source], edges[costEdge[*source]]) +
                "; all edges leaving a node must carry the same cost";
       return std::nullopt;

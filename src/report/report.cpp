@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "io/json_input.hpp"
+#include <nlohmann/json.hpp>
+
+#include "util/format.hpp"
 #include "report/text.hpp"
 
 namespace dnnplace {
 
-using json_input::Json;
+using Json = nlohmann::json;
 using report::fixed;
 
 namespace {
@@ -81,9 +83,9 @@ std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome
     int accelerators = 0, cpus = 0;
     for (const auto& r : outcome.evaluation.devices) (r.accelerator ? accelerators : cpus)++;
     text += ", " + objectiveLabel(options) + " ";
-    text += json_input::formatNumber(outcome.objective);
+    text += formatShortest(outcome.objective);
     if (outcome.lowerBound > 0)
-      text += " (lower bound " + json_input::formatNumber(outcome.lowerBound) + ", gap " +
+      text += " (lower bound " + formatShortest(outcome.lowerBound) + ", gap " +
               fixed(100 * outcome.gap, 2) + "%)";
     text += " on " + std::to_string(accelerators) + " of " +
             std::to_string(workload.machine.maxFpgas) + " accelerators and " +
@@ -129,7 +131,7 @@ std::string evaluationToText(const Evaluation& evaluation, const EvaluateOptions
   text += std::string("feasible:   ") + (evaluation.feasible ? "yes" : "no") + "\n";
   const std::string label = objectiveLabel(options) + ":";
   text += label + std::string(label.size() < 12 ? 12 - label.size() : 1, ' ') +
-          json_input::formatNumber(evaluation.objective) + "\n";
+          formatShortest(evaluation.objective) + "\n";
   text += std::string("contiguous: ") + (evaluation.contiguous ? "yes" : "no") + "\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-16s %7s %14s %14s %14s %12s\n", "device", "nodes", "load",

@@ -31,4 +31,23 @@ std::string formatBytes(double bytes) {
   return text;
 }
 
+std::string printable(std::string_view text, std::size_t maxLength) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (out.size() >= maxLength) {
+      out += "...";
+      break;
+    }
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
 }  // namespace dnnplace

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The integer programs on the paper's workloads (issue 4): every throughput
+# The integer programs on the paper's workloads: every throughput
 # workload (non-contiguous max-load) and every latency workload with q = 1 and
 # q = 2, one run each with a time limit (default 60 s), compared with the
 # reference figures in ../shared/expected. Rewrites only the milp section of

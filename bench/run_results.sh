@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The paper's comparison tables (issue 5): runs every method with the CLI on
+# The paper's comparison tables: runs every method with the CLI on
 # all 15 throughput and 7 latency workloads of the shared folder and writes
 # docs/results.md, our figure beside the reference's (expected/*.json), with
 # the commit and the date. Also measures the local-search bar (max-load within
@@ -234,7 +234,7 @@ if only in ("", "bar"):
              f"--seed S --quiet` for seeds 1..{seeds}: restarts run until the time limit "
              "L = max(0.5 s, reference 10-restart seconds / 100); then the default 10 restarts "
              "(no time limit) for the same seeds. Our search respects memory and CPU-only operators and "
-             "may use CPU cores; the reference's ignores memory. Bar (issue 5): the time-limited max-load "
+             "may use CPU cores; the reference's ignores memory. Bar: the time-limited max-load "
              "is ≤ the reference's 10-restart max-load on every layer graph, for every seed. "
              "`bench/run_results.sh`.", "",
              "| workload | reference (10 restarts) | reference s | L (s) | ours within L: median | worst | bar | "

@@ -192,7 +192,7 @@ TEST(LatencyGreedy, RejectsTheThroughputObjectiveAndUsesACpuWhateverMaxCpus) {
   const Workload workload = chain({4, 4}, {true, true}, 10, 1, 0);
   EXPECT_EQ(solveLatencyGreedy(workload, SolveOptions{}).call, CallStatus::InvalidInput);
   // One accelerator holds one 6-byte node; the other runs on a CPU core,
-  // though maxCPUs is 0: for latency it is ignored (DESIGN §5).
+  // though maxCPUs is 0: for latency it is ignored (docs/model.md §5).
   // Latency: node 1 and its output 1 + 0.5, then node 2 on the CPU 10.
   const Workload full = chain({6, 6}, {true, true}, 10, 1, 0);
   const SolveOutcome outcome = solve(full, "greedy", latencyOptions());

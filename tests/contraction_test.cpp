@@ -1,4 +1,4 @@
-// The DP's preprocessing (DESIGN §4 steps 1–4) and the ideal lattice.
+// The DP's preprocessing (docs/model.md §4 steps 1–4) and the ideal lattice.
 
 #include <gtest/gtest.h>
 

@@ -1,16 +1,16 @@
 // The exact DP against an independent brute force over contiguous placements,
-// on random small graphs (DESIGN §3–4).
+// on random small graphs (docs/model.md §3–4).
 //
 // The brute force shares no code with the DP: it assigns whole color classes to
-// devices in every possible way, checks feasibility (DESIGN §2) and
+// devices in every possible way, checks feasibility (docs/model.md §2) and
 // contiguity, and computes the max-load from the original edges. Contiguity is
-// checked on the class-level forward graph the DESIGN prescribes: forward
+// checked on the class-level forward graph docs/model.md prescribes: forward
 // edges between classes, plus, for a backward edge b1→b2 touching an orphan
 // class (backward nodes only), the mirrored edge class(b2)→class(b1). A
 // placement is contiguous when the graph of its blocks over these edges is
 // acyclic (so splitting a cycle of classes is rejected without any fusing).
 // The generated graphs give every class some work, so the zero-work-leaf rule
-// (DESIGN §4 step 4, tested in contraction_test) never fires here.
+// (docs/model.md §4 step 4, tested in contraction_test) never fires here.
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The evaluator against independent recomputations written here straight from
-// DESIGN §2–§5, on thousands of random small workloads and placements.
+// docs/model.md §2–§5, on thousands of random small workloads and placements.
 // Nothing below reuses evaluator code or the Workload's derived arrays (outCost,
 // classOf, CSR, topological order): the test keeps its own copy of the graph
 // as generated, with raw (possibly duplicate) edges and per-source costs.
@@ -39,7 +39,7 @@ struct Instance {
     ADD_FAILURE() << "unknown id " << id;
     return -1;
   }
-  /// Same class: DESIGN §1, a node without colorClass is alone.
+  /// Same class: docs/model.md §1, a node without colorClass is alone.
   bool sameClass(int a, int b) const {
     if (a == b) return true;
     return nodes[a].colorClass && nodes[b].colorClass && *nodes[a].colorClass == *nodes[b].colorClass;
@@ -174,7 +174,7 @@ Placement randomPlacement(Rng& rng, const Instance& inst, int numAccelerators, i
 }
 
 // ---------------------------------------------------------------------------
-// DESIGN §2: feasibility.
+// docs/model.md §2: feasibility.
 
 struct Verdict {
   bool feasible = true;
@@ -211,7 +211,7 @@ Verdict placementConstraints(const Instance& inst, const Placement& p, bool coun
 }
 
 // ---------------------------------------------------------------------------
-// DESIGN §3: per-device loads, by set membership and a scan of all raw edges.
+// docs/model.md §3: per-device loads, by set membership and a scan of all raw edges.
 
 struct Loads {
   double total = 0, forward = 0, backward = 0, memory = 0;
@@ -250,7 +250,7 @@ std::map<int, Loads> throughputLoads(const Instance& inst, const Placement& p) {
 }
 
 // ---------------------------------------------------------------------------
-// DESIGN §4: contiguity by trying every order of the non-empty blocks.
+// docs/model.md §4: contiguity by trying every order of the non-empty blocks.
 
 bool contiguousByPermutations(const Instance& inst, const Placement& p) {
   std::vector<int> blocks;
@@ -273,7 +273,7 @@ bool contiguousByPermutations(const Instance& inst, const Placement& p) {
 }
 
 // ---------------------------------------------------------------------------
-// DESIGN §5: latency by enumerating every path for the piece indices, then a
+// docs/model.md §5: latency by enumerating every path for the piece indices, then a
 // fixed-point schedule of pieces and CPU nodes.
 
 struct LatencyResult {

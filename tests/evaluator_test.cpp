@@ -1,5 +1,5 @@
 // The evaluator on small graphs whose loads were worked out by hand
-// (DESIGN §3 for throughput, §5 for latency, §4 for contiguity).
+// (docs/model.md §3 for throughput, §5 for latency, §4 for contiguity).
 
 #include <gtest/gtest.h>
 

@@ -79,7 +79,7 @@ struct Case {
   std::vector<std::string> expected;  ///< substrings the error must contain
 };
 
-/// One per kind of invalid input DESIGN §1 and issue 2 list.
+/// One per kind of invalid input docs/model.md §1 lists.
 std::vector<Case> malformedCases() {
   const std::string node12 =
       R"({"id": 12, "supportedOnFpga": false, "cpuLatency": 3.5, "fpgaLatency": 0.75, "isBackwardNode": false, "size": 300})";
@@ -318,7 +318,7 @@ TEST(MalformedWorkload, CycleMessageFollowsRealEdges) {
   }
 }
 
-// Accepted variants: the lenient parts of DESIGN §1.
+// Accepted variants: the lenient parts of docs/model.md §1.
 TEST(MalformedWorkload, LenientInputIsAccepted) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"integers written as floats", edit("\"maxFPGAs\": 2", "\"maxFPGAs\": 2.0")},

@@ -263,7 +263,7 @@ double bruteLatency(const Workload& w, const std::vector<int>& deviceOf, int k, 
 
 double bruteForceLatency(const Workload& w, int q) {
   const int k = w.machine.maxFpgas;
-  const int devices = k + 1;  // CPU nodes run whatever maxCPUs says (DESIGN §5)
+  const int devices = k + 1;  // CPU nodes run whatever maxCPUs says (docs/model.md §5)
   double best = kInf;
   std::vector<int> deviceOf(w.numNodes());
   forEachAssignment(w.graph().numClasses, devices, [&](const std::vector<int>& deviceOfClass) {
@@ -524,7 +524,7 @@ TEST(MilpLatency, HandCheckedIndependentNodesShareAPiece) {
   EXPECT_DOUBLE_EQ(outcome.objective, 7.5);
 }
 
-// DESIGN §5: for latency, CPU nodes run on as many cores as they need and
+// docs/model.md §5: for latency, CPU nodes run on as many cores as they need and
 // maxCPUs is ignored, as the evaluator ignores it. With maxCPUs 0 every
 // latency method must still put node 2 (unsupported on accelerators) on a
 // CPU, and milp must not call a worse plan optimal.

@@ -1,4 +1,4 @@
-// Loading workloads: the accepted spellings of DESIGN §1 and the indexed graph.
+// Loading workloads: the accepted spellings of docs/model.md §1 and the indexed graph.
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 /// The independent evaluator: recomputes feasibility and objective of a
-/// placement from the original, uncontracted graph (DESIGN §2, §3, §5).
+/// placement from the original, uncontracted graph (docs/model.md §2, §3, §5).
 /// Solvers never share code with it, so it can check them.
 
 #include <string>
@@ -15,9 +15,9 @@ enum class Objective { Throughput, Latency };
 
 struct EvaluateOptions {
   Objective objective = Objective::Throughput;
-  bool diffMaxima = false;          ///< throughput: max FW + max BW (DESIGN §3)
+  bool diffMaxima = false;          ///< throughput: max FW + max BW (docs/model.md §3)
   int q = 1;                        ///< latency: contiguous subgraphs per accelerator
-  bool requireContiguous = false;   ///< flag non-contiguous placements (DESIGN §4)
+  bool requireContiguous = false;   ///< flag non-contiguous placements (docs/model.md §4)
 };
 
 struct DeviceReport {
@@ -37,17 +37,17 @@ struct Evaluation {
   double objective = 0;     ///< max-load, max FW + max BW, or latency
   std::vector<std::string> violations;
   std::vector<DeviceReport> devices;  ///< one per non-empty device of the placement
-  bool contiguous = true;   ///< DESIGN §4 (forward block graph acyclic)
+  bool contiguous = true;   ///< docs/model.md §4 (forward block graph acyclic)
 };
 
 /// Evaluates `placement` for `workload`. Violations are listed, never thrown.
 Evaluation evaluate(const Workload& workload, const Placement& placement,
                     const EvaluateOptions& options);
 
-/// Whether the non-empty blocks' graph over forward edges is acyclic (DESIGN §4).
+/// Whether the non-empty blocks' graph over forward edges is acyclic (docs/model.md §4).
 bool isContiguous(const Workload& workload, const Placement& placement);
 
-/// True when a and b agree to relative tolerance 1e-6 (DESIGN §7).
+/// True when a and b agree to relative tolerance 1e-6 (docs/model.md §7).
 bool sameObjective(double a, double b);
 
 }  // namespace dnnplace

@@ -1,5 +1,5 @@
 #pragma once
-/// A placement: which device each node runs on (DESIGN §2, §6).
+/// A placement: which device each node runs on (docs/model.md §2, §6).
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +31,7 @@ struct PlanFile {
   std::vector<std::vector<std::int64_t>> cpus;
 };
 
-/// Parses plan JSON (DESIGN §6; reference and human-expert splits).
+/// Parses plan JSON (docs/model.md §6; reference and human-expert splits).
 /// Only `fpgas` and `cpus` are read; other fields are ignored.
 std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name,
                                   std::string* error);

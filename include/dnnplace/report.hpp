@@ -1,5 +1,5 @@
 #pragma once
-/// Turning outcomes and evaluations into the plan JSON of DESIGN §6 and into
+/// Turning outcomes and evaluations into the plan JSON of docs/model.md §6 and into
 /// human-readable text, and writing results where they are asked for.
 
 #include <string>

@@ -54,9 +54,9 @@ struct SolveOptions {
   Objective objective = Objective::Throughput;
   double timeLimitSeconds = 60;
   int threads = 1;
-  /// DP: the other threads join a DP run once it has taken this long (a
-  /// thread costs about 0.5 ms to start and warm up here; shorter runs are
-  /// faster alone). 0: from the start.
+  /// DP: the other threads join a DP run once it has taken this long
+  /// (starting and warming up a thread costs more than a short run gains;
+  /// docs/benchmarks.md). 0: from the start.
   double threadStartSeconds = 0.005;
   /// DP: read sub-ideal records a few blocks late, after a prefetch, even
   /// when the lattice and the DP table fit the cache (by default only
@@ -154,7 +154,7 @@ struct MethodInfo {
   bool latency;     ///< supports the latency objective
   std::string summary;
   SolverFunction run;
-  bool contiguousPlans = false;  ///< its plans are contiguous (DESIGN §4): solve() re-checks that too
+  bool contiguousPlans = false;  ///< its plans are contiguous (docs/model.md §4): solve() re-checks that too
   /// Of the options only some methods read (Plan, WriteModel, Contiguity,
   /// Gap, Restarts), those this one reads. Q and DiffMaxima follow the objective.
   OptionSet takes = {};
@@ -201,7 +201,7 @@ Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan, const Ev
 std::optional<Evaluation> evaluatePlanFile(const Workload& workload, const std::string& path,
                                            const EvaluateOptions& options, std::string* error);
 
-/// A bound on the optimal max-load valid for every placement (DESIGN §3):
+/// A bound on the optimal max-load valid for every placement (docs/model.md §3):
 /// each class must go somewhere, and the total work spreads over k + ℓ devices.
 double trivialThroughputLowerBound(const Workload& workload);
 

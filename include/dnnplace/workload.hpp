@@ -41,7 +41,7 @@ class Workload {
   std::shared_ptr<const Graph> graph_;
 };
 
-/// Validates the graph-level rules of DESIGN §1 (unique ids, existing endpoints,
+/// Validates the graph-level rules of docs/model.md §1 (unique ids, existing endpoints,
 /// no self-loops, equal costs per source, acyclic, no backward→forward edge,
 /// finite non-negative numbers) and builds the indexed workload. On failure
 /// returns nullopt and sets *error to one line naming file, element and field.
@@ -53,7 +53,7 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine,
 // Reading and writing the workload format (src/io/workload_json.cpp,
 // src/io/read_file.cpp); the rules above are buildWorkload's (src/model/).
 
-/// Parses workload JSON text (DESIGN §1). `name` prefixes error messages.
+/// Parses workload JSON text (docs/model.md §1). `name` prefixes error messages.
 std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
                                       std::string* error);
 

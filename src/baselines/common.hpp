@@ -11,6 +11,8 @@
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
 #include "objective/class_totals.hpp"
+#include "objective/latency.hpp"
+#include "objective/loads.hpp"
 
 namespace dnnplace::baseline {
 
@@ -21,6 +23,25 @@ inline SolveOutcome refusal(SolveStatus status, std::string message) {
   outcome.message = std::move(message);
   return outcome;
 }
+
+/// Every node on `device` (a CPU core's device number adds a core if the machine has none).
+inline Placement allOn(const Workload& w, int device) {
+  Placement p;
+  p.numAccelerators = w.machine.maxFpgas;
+  p.numCpus = std::max(w.machine.maxCpus, device >= w.machine.maxFpgas ? 1 : 0);
+  p.deviceOf.assign(w.numNodes(), device);
+  return p;
+}
+
+/// The objective of a one-device plan (docs/model.md §3, §5): one device, or
+/// every CPU node on its own core, so one piece at most.
+inline double oneDeviceObjective(const Workload& w, const Placement& p, const SolveOptions& options) {
+  if (options.objective == Objective::Throughput) return objective::throughputObjective(w, p, options.diffMaxima);
+  return objective::latencyOf(w, p, 1).value();
+}
+
+/// The Infeasible outcome, saying why.
+inline SolveOutcome infeasible(std::string why) { return refusal(SolveStatus::Infeasible, std::move(why)); }
 
 /// The Infeasible outcome every baseline returns when some class fits no
 /// device, or nullopt when each class fits somewhere on its own.

@@ -15,7 +15,7 @@
 ///    accelerator holds a run of consecutive blocks of a topological order:
 ///    a convex set, one contiguous subgraph, and the pieces of the plan form
 ///    no cycle.
-/// The objective is the plan's latency (DESIGN §5), computed by the method
+/// The objective is the plan's latency (docs/model.md §5), computed by the method
 /// and re-checked by the evaluator. The lower bound is latency_bound.hpp's.
 
 #include "dnnplace/solver.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-/// Lower bounds on the single-sample latency (DESIGN §5) of every placement.
+/// Lower bounds on the single-sample latency (docs/model.md §5) of every placement.
 ///
 /// 1. Compute path: the longest path with each node weighted by its cheapest
 ///    admissible latency.

@@ -1,5 +1,5 @@
 #pragma once
-/// The DP's device states and the bounds that rule states out (DESIGN §3–4):
+/// The DP's device states and the bounds that rule states out (docs/model.md §3–4):
 /// per ideal, the work sums every chain through it must pay, and the tests
 /// that compare them with the cut. Shared by the lattice DP, the seeds and
 /// the chain solver; header-only where the DP's inner loops call it.

@@ -1,4 +1,4 @@
-// Method "dp": the exact contiguous max-load DP (DESIGN §3–4).
+// Method "dp": the exact contiguous max-load DP (docs/model.md §3–4).
 //
 // Phases (solveDp): contract (preprocess/contraction.hpp) → seed plans
 // that cut the DP (seeds.hpp, and the DP on coarsened graphs) → enumerate
@@ -272,7 +272,7 @@ SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph, c
   return outcome;
 }
 
-/// With Objective::Latency: the same plan, its latency (DESIGN §5) as the
+/// With Objective::Latency: the same plan, its latency (docs/model.md §5) as the
 /// objective; or why that plan does not meet options.q.
 SolveOutcome withLatency(const Workload& workload, const SolveOptions& options, SolveOutcome outcome) {
   EvaluateOptions latency;

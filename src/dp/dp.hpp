@@ -1,7 +1,7 @@
 #pragma once
-/// Exact dynamic program over the lattice of ideals for contiguous placements (DESIGN §4), its single-topological-order variant, and the PipeDream emulation.
+/// Exact dynamic program over the lattice of ideals for contiguous placements (docs/model.md §4), its single-topological-order variant, and the PipeDream emulation.
 ///
-/// All three work on the contracted graph of contraction.hpp (DESIGN §4 steps
+/// All three work on the contracted graph of contraction.hpp (docs/model.md §4 steps
 /// 1–4) and report plans on the original nodes; none supports --diffmaxima.
 
 #include "dnnplace/solver.hpp"
@@ -15,7 +15,7 @@ namespace dnnplace {
 /// → NoSolution saying how far it got; time limit / interrupt → the plan
 /// optimal along one topological order (Feasible) if there is one, else
 /// NoSolution. With Objective::Latency: the same plan, objective = its latency
-/// (DESIGN §5, options.q), status Feasible.
+/// (docs/model.md §5, options.q), status Feasible.
 SolveOutcome solveDp(const Workload& workload, const SolveOptions& options);
 
 /// Method "dp-linear": the same DP over the prefixes of one deterministic

@@ -28,7 +28,7 @@ struct CountLimits {
   const std::atomic<bool>* interrupt = nullptr;
 };
 
-/// Ideals of the forward graph after the DP's preprocessing (DESIGN §4, 1–4).
+/// Ideals of the forward graph after the DP's preprocessing (docs/model.md §4, 1–4).
 /// cap == 0 means no cap.
 IdealCount countIdeals(const Workload& workload, std::uint64_t cap, const CountLimits& limits = {});
 

@@ -1,5 +1,5 @@
 #pragma once
-/// The DP over the lattice of ideals (DESIGN §4). value(I, s) = the smallest
+/// The DP over the lattice of ideals (docs/model.md §4). value(I, s) = the smallest
 /// max-load that places the ideal I on at most the devices of state s as a
 /// chain of blocks; values ≥ `cut` are not tracked (stored as `cut`). A
 /// value stored negated is inexact: the max-load of a real chain of I on s,

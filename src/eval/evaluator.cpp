@@ -122,7 +122,7 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
   if (acceleratorsUsed > w.machine.maxFpgas)
     violations.push_back("the plan uses " + std::to_string(acceleratorsUsed) +
                          " accelerators, maxFPGAs is " + std::to_string(w.machine.maxFpgas));
-  // In the latency model CPU nodes run on as many cores as they need (DESIGN §5).
+  // In the latency model CPU nodes run on as many cores as they need (docs/model.md §5).
   if (options.objective == Objective::Throughput && cpusUsed > w.machine.maxCpus)
     violations.push_back("the plan uses " + std::to_string(cpusUsed) + " CPU cores, maxCPUs is " +
                          std::to_string(w.machine.maxCpus));
@@ -150,7 +150,7 @@ std::vector<DeviceReport> baseReports(const Workload& w, const Placement& p) {
   return reports;
 }
 
-// DESIGN §3: an accelerator pays compute of its nodes plus, once, the cost of
+// docs/model.md §3: an accelerator pays compute of its nodes plus, once, the cost of
 // every source node with an edge crossing its boundary in either direction.
 void throughputLoads(const Workload& w, const Placement& p, std::vector<DeviceReport>* reports) {
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
@@ -179,7 +179,7 @@ void throughputLoads(const Workload& w, const Placement& p, std::vector<DeviceRe
   for (auto& r : *reports) r.load = r.forwardLoad + r.backwardLoad;
 }
 
-// DESIGN §5. Each accelerator's nodes split into pieces by re-entry count;
+// docs/model.md §5. Each accelerator's nodes split into pieces by re-entry count;
 // pieces and CPU nodes are tasks of a DAG whose longest finish is the latency.
 void latency(const Workload& w, const Placement& p, const EvaluateOptions& options,
              Evaluation* result) {

@@ -1,5 +1,5 @@
 #pragma once
-/// Integer programs on COIN-OR CBC (DESIGN §3, §5).
+/// Integer programs on COIN-OR CBC (docs/model.md §3, §5).
 ///
 /// Throughput (`options.objective == Throughput`): assignment of color classes
 /// to the k accelerators and ℓ CPU cores minimizing the max-load (or, with
@@ -8,7 +8,7 @@
 ///  - Convex: the forward nodes of every device form a convex set of the
 ///    forward graph (no forward path leaves the device and re-enters it) —
 ///    the reference's "contig" mode, weaker than the DP's acyclic block graph
-///    (DESIGN §4), so its optimum can lie below the DP's.
+///    (docs/model.md §4), so its optimum can lie below the DP's.
 /// Latency (`Objective::Latency`): at most `options.q` subgraphs per
 /// accelerator run one after another; the model's subgraphs are exactly the
 /// evaluator's pieces (1 + the largest number of re-entries along a path),

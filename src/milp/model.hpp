@@ -1,5 +1,5 @@
 #pragma once
-/// The two integer programs (DESIGN §3 throughput, §5 latency). Both assign
+/// The two integer programs (docs/model.md §3 throughput, §5 latency). Both assign
 /// classes to devices through binaries x[c][d] (−1 where class c may not use
 /// device d) and read a placement back from them.
 
@@ -32,11 +32,11 @@ struct Model {
   std::function<std::vector<std::pair<int, double>>(const Placement&)> integerValues;
 };
 
-/// Throughput model (DESIGN §3, §4 for Convex).
+/// Throughput model (docs/model.md §3, §4 for Convex).
 Model throughputModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
                       const SolveOptions& options);
 
-/// Latency model (DESIGN §5), `upperBound` a known latency (or ∞).
+/// Latency model (docs/model.md §5), `upperBound` a known latency (or ∞).
 Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed, int q,
                    double upperBound);
 

@@ -1,6 +1,6 @@
 #pragma once
 /// Per-color-class totals and the checks every method makes before placing
-/// anything (DESIGN §3): which classes fit an accelerator, and a class that
+/// anything (docs/model.md §3): which classes fit an accelerator, and a class that
 /// fits no device at all. The solver side's one copy of these; the evaluator
 /// keeps its own, independent one.
 
@@ -21,7 +21,7 @@ inline bool fitsMemory(double bytes, const Machine& machine) {
 /// Totals of one color class: what moving the class as a whole moves.
 struct ClassTotals {
   std::vector<double> acceleratorLatency, cpuLatency, size;
-  /// The same latencies split by direction (DESIGN §3 diffmaxima).
+  /// The same latencies split by direction (docs/model.md §3 diffmaxima).
   std::vector<double> acceleratorForward, acceleratorBackward, cpuForward, cpuBackward;
   std::vector<char> supported;  ///< every member may run on an accelerator
 
@@ -58,7 +58,7 @@ std::optional<Unplaceable> findUnplaceable(const Workload& workload, const Class
 /// machine has any), or "" when each class fits some device.
 std::string whyUnplaceable(const Workload& workload, const ClassTotals& totals);
 
-/// A bound on the optimal max-load valid for every placement (DESIGN §3):
+/// A bound on the optimal max-load valid for every placement (docs/model.md §3):
 /// each class must go somewhere, and the total work spreads over k + ℓ
 /// devices (compute only; co-location may avoid any communication).
 double throughputLowerBound(const Workload& workload, const ClassTotals& totals);

@@ -1,5 +1,5 @@
 #pragma once
-/// The latency schedule of DESIGN §5, the solver side's one copy (the
+/// The latency schedule of docs/model.md §5, the solver side's one copy (the
 /// evaluator keeps an independent one).
 ///
 /// Each accelerator runs its nodes as pieces: a node's piece is 1 + the

@@ -1,5 +1,5 @@
 #pragma once
-/// The throughput objective of DESIGN §3 for a complete placement, the
+/// The throughput objective of docs/model.md §3 for a complete placement, the
 /// solver side's one copy (the evaluator keeps an independent one).
 ///
 /// A device's load is the latency of its nodes on its kind of device, plus,

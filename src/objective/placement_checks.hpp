@@ -1,5 +1,5 @@
 #pragma once
-/// The solver side's checks of a candidate placement (DESIGN §3, §4): the
+/// The solver side's checks of a candidate placement (docs/model.md §3, §4): the
 /// machine's device counts, classes kept whole, support and memory, and the
 /// convexity the MILP's contiguity mode asks for. solve() re-checks every
 /// returned plan with the independent evaluator.

@@ -1,5 +1,5 @@
 #pragma once
-/// The DP's preprocessing (DESIGN §4, steps 1–4): the workload is reduced to a
+/// The DP's preprocessing (docs/model.md §4, steps 1–4): the workload is reduced to a
 /// DAG of forward super-nodes. Each super-node stands for a set of color
 /// classes that every contiguous placement the DP considers keeps on one
 /// device; it owns all their original nodes, forward and backward, so a

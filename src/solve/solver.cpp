@@ -14,7 +14,9 @@
 #include "solve/warm_start.hpp"
 #include "util/deadline.hpp"
 #include "baselines/scotch.hpp"
-#include "baselines/trivial.hpp"
+#include "baselines/cpu.hpp"
+#include "baselines/expert.hpp"
+#include "baselines/single.hpp"
 
 namespace dnnplace {
 
@@ -184,7 +186,7 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
     outcome.message = unsupportedObjective(name, options.objective);
     return outcome;
   }
-  // Latency: CPU nodes run on as many cores as they need (DESIGN §5: maxCPUs
+  // Latency: CPU nodes run on as many cores as they need (docs/model.md §5: maxCPUs
   // is ignored, as the evaluator and the reference ignore it). A machine
   // without CPU cores still runs them, so the methods see one core: the
   // device every CPU node of the plan is listed on.

@@ -11,7 +11,9 @@
 #include "baselines/greedy.hpp"
 #include "baselines/local_search.hpp"
 #include "baselines/scotch.hpp"
-#include "baselines/trivial.hpp"
+#include "baselines/cpu.hpp"
+#include "baselines/expert.hpp"
+#include "baselines/single.hpp"
 #include "dp/dp.hpp"
 
 namespace dnnplace {

@@ -71,7 +71,9 @@ std::uint64_t defaultMemoryLimit() {
 /// Progress on a terminal's stderr, for a run of `options`.
 void showProgress(bool quiet, SolveOptions* options) {
   if (!quiet && isatty(STDERR_FILENO))
-    options->progress = [](const std::string& line) { std::fprintf(stderr, "\r\033[K%s", line.c_str()); };
+    options->progress = [](const std::string& line) {
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    };
   options->interrupt = &g_interrupted;
   std::signal(SIGINT, onInterrupt);
 }
@@ -89,7 +91,8 @@ int runSolve(SolveArgs& args, OptionSet given) {
   std::string error;
   std::optional<Workload> workload;
   if (auto text = timePhase(&phases, "load", [&] { return readFile(args.workload, &error); }))
-    workload = timePhase(&phases, "validate", [&] { return parseWorkload(*text, inputName(args.workload), &error); });
+    workload = timePhase(&phases, "validate",
+                         [&] { return parseWorkload(*text, inputName(args.workload), &error); });
   if (!workload) return fail(error);
 
   args.options.contiguity = args.contiguity == "convex" ? Contiguity::Convex : Contiguity::None;
@@ -98,15 +101,17 @@ int runSolve(SolveArgs& args, OptionSet given) {
   const SolveOutcome outcome = solve(*workload, args.method, args.options);
   clearProgress(args.quiet);
   // A plan the re-check rejected is never written, not even with its status.
-  if (outcome.call == CallStatus::InternalError) return fail(args.method + ": " + outcome.message, kInternal);
+  if (outcome.call == CallStatus::InternalError)
+    return fail(args.method + ": " + outcome.message, kInternal);
   if (!outcome.placement) {
     const std::string why = outcome.message.empty() ? resultName(outcome) : outcome.message;
     return fail(args.method + ": " + why, exitCodeFor(outcome));
   }
   phases.insert(phases.end(), outcome.phases.begin(), outcome.phases.end());
   const EvaluateOptions evaluated = evaluateOptionsFor(args.options);
-  if (!timePhase(&phases, "write",
-                 [&] { return writeText(args.out, planToJson(*workload, outcome, evaluated), &error); }))
+  if (!timePhase(&phases, "write", [&] {
+        return writeText(args.out, planToJson(*workload, outcome, evaluated), &error);
+      }))
     return fail(error);
   if (!args.quiet) std::cerr << outcomeSummary(*workload, outcome, evaluated);
   if (args.verbose) std::cerr << phasesLine(phases);
@@ -130,7 +135,8 @@ int runInfo(const InfoArgs& args) {
   std::string error;
   const auto workload = loadWorkload(args.workload, &error);
   if (!workload) return fail(error);
-  std::cout << statisticsToText(*workload, workloadStatistics(*workload, args.maxIdeals, args.timeLimitSeconds));
+  std::cout << statisticsToText(*workload,
+                                workloadStatistics(*workload, args.maxIdeals, args.timeLimitSeconds));
   return kOk;
 }
 
@@ -165,7 +171,8 @@ int runCompare(CompareArgs& args, OptionSet given) {
   // Infeasible or limited rows are results; an internal error is a bug.
   for (const auto& row : rows)
     if (row.outcome.call == CallStatus::InternalError)
-      return fail("compare: " + row.outcome.method + " on " + row.workload + ": " + row.outcome.message, kInternal);
+      return fail("compare: " + row.outcome.method + " on " + row.workload + ": " + row.outcome.message,
+                  kInternal);
   return kOk;
 }
 

@@ -7,74 +7,12 @@
 
 #include "commands.hpp"
 #include "dnnplace/report.hpp"
+#include "run_options.hpp"
 #include "validators.hpp"
 
-namespace {
-
-using namespace dnnplace;
-using namespace dnnplace::cli;
-
-/// Which options of MethodOption were given. Those with a default (a valid
-/// value, so only their count tells) are kept as they are added.
-struct Given {
-  const CLI::Option *q = nullptr, *gap = nullptr, *restarts = nullptr, *contiguity = nullptr;
-  OptionSet read(bool plan, bool writeModel, bool diffMaxima) const {
-    OptionSet set;
-    auto mark = [&set](bool given, MethodOption option) {
-      if (given) set.add(option);
-    };
-    auto counted = [](const CLI::Option* option) { return option && option->count() > 0; };
-    mark(plan, MethodOption::Plan);
-    mark(writeModel, MethodOption::WriteModel);
-    mark(counted(contiguity), MethodOption::Contiguity);
-    mark(counted(gap), MethodOption::Gap);
-    mark(counted(restarts), MethodOption::Restarts);
-    mark(counted(q), MethodOption::Q);
-    mark(diffMaxima, MethodOption::DiffMaxima);
-    return set;
-  }
-};
-
-void addObjective(CLI::App* command, Objective* objective) {
-  command
-      ->add_option_function<std::string>(
-          "--objective",
-          [objective](const std::string& name) {
-            *objective = name == "latency" ? Objective::Latency : Objective::Throughput;
-          },
-          "throughput (max-load, the default) or latency")
-      ->check(CLI::IsMember({"throughput", "latency"}));
-}
-
-/// The options solve and compare share: the objective and how a method runs.
-void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& timeLimitHelp,
-                   Given* given) {
-  addObjective(command, &options->objective);
-  command->add_option("--time-limit", options->timeLimitSeconds, timeLimitHelp)
-      ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
-  options->threads = defaultThreads();
-  command->add_option("--threads", options->threads,
-                      "worker threads for dp, joining a DP run once it has taken 5 ms (default: this machine's cores)")
-      ->check(CLI::Range(1, 256))->capture_default_str();
-  command->add_option("--seed", options->seed, "random seed")->check(kNonNegativeInteger)->capture_default_str();
-  given->q = command->add_option("--q", options->q, "latency: subgraphs per accelerator")
-                 ->check(CLI::Range(1, 64))->capture_default_str();
-  given->restarts = command->add_option("--restarts", options->restarts, "local-search restarts")
-                        ->check(CLI::Range(1, 1000000))->capture_default_str();
-  command->add_flag("--diffmaxima", options->diffMaxima, "throughput: minimize max forward + max backward load");
-  command->add_option("--max-ideals", options->maxIdeals,
-                      "dp, dp-linear, pipedream: stop past this many ideals (dp returns its best plan; 0: no cap)")
-      ->check(kNonNegativeInteger);
-  options->memoryLimitBytes = defaultMemoryLimit();
-  command->add_option("--memory-limit", options->memoryLimitBytes,
-                      "dp, dp-linear, pipedream: stop past this many bytes of ideals and DP tables (dp returns "
-                      "its best plan; 0: no cap; default: half this machine's memory)")
-      ->check(kNonNegativeInteger)->capture_default_str();
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
+  using namespace dnnplace;
+  using namespace dnnplace::cli;
   CLI::App app{
       "dnnplace: optimal placement of DNN operators on accelerators and CPU cores.\n"
       "Workloads and plans are JSON (see docs/ and the README)."};
@@ -104,15 +42,20 @@ int main(int argc, char** argv) {
       if (std::string_view(argv[i]) == name) command = name;
   if (command == "solve") {
     solveCmd->footer("Methods:" + methodTable());
-    solveCmd->add_option("workload", solveArgs.workload, "workload JSON file (- for standard input)")->required();
+    solveCmd->add_option("workload", solveArgs.workload, "workload JSON file (- for standard input)")
+        ->required();
     solveCmd->add_option("--method", solveArgs.method, "placement method (see below)")
         ->capture_default_str();
     solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
     addRunOptions(solveCmd, &solveArgs.options, "seconds", &given);
-    given.contiguity = solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
-                           ->check(CLI::IsMember({"none", "convex"}))->capture_default_str();
-    given.gap = solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
-                    ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))->capture_default_str();
+    given.contiguity =
+        solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
+            ->check(CLI::IsMember({"none", "convex"}))
+            ->capture_default_str();
+    given.gap =
+        solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
+            ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))
+            ->capture_default_str();
     solveCmd->add_option("--plan", solveArgs.plan, "expert: the split to evaluate")
         ->check(CLI::ExistingFile);
     solveCmd->add_option("--write-model", solveArgs.options.writeModelPath,
@@ -120,45 +63,66 @@ int main(int argc, char** argv) {
     solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
     solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
   } else if (command == "evaluate") {
-    evalCmd->add_option("workload", evalArgs.workload, "workload JSON file (- for standard input)")->required();
+    evalCmd->add_option("workload", evalArgs.workload, "workload JSON file (- for standard input)")
+        ->required();
     evalCmd->add_option("plan", evalArgs.plan, "plan JSON file (- for standard input)")->required();
     addObjective(evalCmd, &evalArgs.options.objective);
-    given.q = evalCmd->add_option("--q", evalArgs.options.q, "latency: subgraphs allowed per accelerator")
-                  ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+    given.q =
+        evalCmd->add_option("--q", evalArgs.options.q, "latency: subgraphs allowed per accelerator")
+            ->check(CLI::Range(1, 1 << 20))
+            ->capture_default_str();
     evalCmd->add_flag("--contiguous", evalArgs.options.requireContiguous,
                       "flag plans whose blocks are not contiguous");
     evalCmd->add_flag("--diffmaxima", evalArgs.options.diffMaxima,
                       "objective: max forward + max backward load");
     evalCmd->add_option("--format", evalArgs.format, "text or json")
-        ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
   } else if (command == "info") {
-    infoCmd->add_option("workload", infoArgs.workload, "workload JSON file (- for standard input)")->required();
-    infoCmd->add_option("--max-ideals", infoArgs.maxIdeals, "stop counting ideals past this many (0: no cap)")
-        ->check(kNonNegativeInteger)->capture_default_str();
-    infoCmd->add_option("--time-limit", infoArgs.timeLimitSeconds, "stop counting ideals after this many seconds")
-        ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))->capture_default_str();
+    infoCmd->add_option("workload", infoArgs.workload, "workload JSON file (- for standard input)")
+        ->required();
+    infoCmd
+        ->add_option("--max-ideals", infoArgs.maxIdeals,
+                     "stop counting ideals past this many (0: no cap)")
+        ->check(kNonNegativeInteger)
+        ->capture_default_str();
+    infoCmd
+        ->add_option("--time-limit", infoArgs.timeLimitSeconds,
+                     "stop counting ideals after this many seconds")
+        ->check(finiteNumber("a positive number of seconds", 0, 1e9, false))
+        ->capture_default_str();
   } else if (command == "generate") {
     genCmd->add_option("shape", genArgs.shape, "chain, transformer, cnn or series-parallel")
         ->required();
     genCmd->add_option("--blocks", genArgs.options.blocks, "layers or blocks")
-        ->check(CLI::Range(1, 100000))->capture_default_str();
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
     genCmd->add_option("--width", genArgs.options.width, "heads or parallel branches")
-        ->check(CLI::Range(1, 1000))->capture_default_str();
-    genCmd->add_option("--chain-length", genArgs.options.chainLength,
-                       "series-parallel: nodes per parallel chain")
-        ->check(CLI::Range(1, 100000))->capture_default_str();
-    genCmd->add_option("--unsupported-fraction", genArgs.options.unsupportedFraction,
-                       "share of nodes that only run on CPUs")
-        ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    genCmd
+        ->add_option("--chain-length", genArgs.options.chainLength,
+                     "series-parallel: nodes per parallel chain")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    genCmd
+        ->add_option("--unsupported-fraction", genArgs.options.unsupportedFraction,
+                     "share of nodes that only run on CPUs")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
     genCmd->add_flag("--training", genArgs.options.training, "add backward twins");
     genCmd->add_option("--seed", genArgs.options.seed, "random seed")
-        ->check(kNonNegativeInteger)->capture_default_str();
+        ->check(kNonNegativeInteger)
+        ->capture_default_str();
     genCmd->add_option("--accelerators", genArgs.options.accelerators, "maxFPGAs")
-        ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+        ->check(CLI::Range(0, 1 << 20))
+        ->capture_default_str();
     genCmd->add_option("--cpus", genArgs.options.cpus, "maxCPUs")
-        ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+        ->check(CLI::Range(0, 1 << 20))
+        ->capture_default_str();
     genCmd->add_option("--memory", genArgs.options.memoryPerAccelerator, "bytes per accelerator")
-        ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))->capture_default_str();
+        ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))
+        ->capture_default_str();
     genCmd->add_option("--out", genArgs.out, "write here instead of stdout");
   } else if (command == "compare") {
     cmpCmd->footer("Methods:" + methodTable());
@@ -167,7 +131,8 @@ int main(int argc, char** argv) {
                        "comma-separated methods (default: all for the objective)");
     addRunOptions(cmpCmd, &cmpArgs.options, "seconds per method run", &given);
     cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
-        ->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+        ->check(CLI::IsMember({"text", "json", "csv"}))
+        ->capture_default_str();
     cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");
   }
 
@@ -188,7 +153,8 @@ int main(int argc, char** argv) {
         names += (names.empty() ? "" : ", ") + command->get_name();
         known = known || command->get_name() == argv[1];
       }
-      if (!known) return fail("unknown command '" + std::string(argv[1]) + "' (expected one of: " + names + ")");
+      if (!known)
+        return fail("unknown command '" + std::string(argv[1]) + "' (expected one of: " + names + ")");
     }
     std::string what = e.what();
     for (char& c : what)
@@ -199,8 +165,9 @@ int main(int argc, char** argv) {
   int code = kInvalid;
   try {
     if (*solveCmd)
-      code = runSolve(solveArgs, given.read(!solveArgs.plan.empty(), !solveArgs.options.writeModelPath.empty(),
-                                            solveArgs.options.diffMaxima));
+      code = runSolve(solveArgs,
+                      given.read(!solveArgs.plan.empty(), !solveArgs.options.writeModelPath.empty(),
+                                 solveArgs.options.diffMaxima));
     else if (*evalCmd)
       code = runEvaluate(evalArgs, given.read(false, false, evalArgs.options.diffMaxima));
     else if (*infoCmd)

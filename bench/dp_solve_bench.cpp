@@ -52,9 +52,11 @@ BENCHMARK_CAPTURE(solveDpRepeatedly, bert24_inference, "throughput/LayerGraphs/b
     ->UseManualTime();
 BENCHMARK_CAPTURE(solveDpRepeatedly, bert24_training, "throughput/LayerGraphs/bert24_training.json")
     ->UseManualTime();
-BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_layers_inference, "throughput/LayerGraphs/resnet50_inference.json")
+BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_layers_inference,
+                  "throughput/LayerGraphs/resnet50_inference.json")
     ->UseManualTime();
-BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_layers_training, "throughput/LayerGraphs/resnet50_training.json")
+BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_layers_training,
+                  "throughput/LayerGraphs/resnet50_training.json")
     ->UseManualTime();
 BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_operators_inference,
                   "throughput/OperatorGraphs/resnet50_inference.json")
@@ -62,9 +64,11 @@ BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_operators_inference,
 BENCHMARK_CAPTURE(solveDpRepeatedly, resnet50_operators_training,
                   "throughput/OperatorGraphs/resnet50_training.json")
     ->UseManualTime();
-BENCHMARK_CAPTURE(solveDpRepeatedly, bert_l3_operators_inference, "throughput/OperatorGraphs/bert_l-3_inference.json")
+BENCHMARK_CAPTURE(solveDpRepeatedly, bert_l3_operators_inference,
+                  "throughput/OperatorGraphs/bert_l-3_inference.json")
     ->UseManualTime();
-BENCHMARK_CAPTURE(solveDpRepeatedly, bert_l6_operators_inference, "throughput/OperatorGraphs/bert_l-6_inference.json")
+BENCHMARK_CAPTURE(solveDpRepeatedly, bert_l6_operators_inference,
+                  "throughput/OperatorGraphs/bert_l-6_inference.json")
     ->UseManualTime();
 
 BENCHMARK_MAIN();

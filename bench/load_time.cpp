@@ -8,9 +8,9 @@
 //   load_time [--repeats N] FILE...
 
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -27,8 +27,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
-    if (argument == "--repeats" && i + 1 < argc) repeats = std::max(1, std::atoi(argv[++i]));
-    else files.push_back(argument);
+    if (argument == "--repeats" && i + 1 < argc)
+      repeats = std::max(1, std::atoi(argv[++i]));
+    else
+      files.push_back(argument);
   }
   for (const std::string& file : files) {
     std::vector<double> ms;

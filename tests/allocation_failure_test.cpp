@@ -17,9 +17,9 @@
 #endif
 
 #include "dnnplace/generator.hpp"
-#include "dp/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
+#include "dp/ideal_lattice.hpp"
 
 namespace {
 
@@ -59,8 +59,12 @@ void* operator new(std::size_t size) {
 void* operator new[](std::size_t size) { return operator new(size); }
 // Never failed on purpose: a caller of the nothrow forms may carry on without
 // the memory (std::stable_sort does), so its failure need not end the solve.
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return std::malloc(size ? size : 1); }
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return std::malloc(size ? size : 1);
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
+  return operator new(size, tag);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
@@ -105,8 +109,9 @@ auto withFailingAllocation(std::int64_t k, std::int64_t* allocations, Run&& run)
   return result;
 }
 
-SolveOutcome solveFailingAllocation(const Workload& w, const std::string& method, const SolveOptions& options,
-                                    std::int64_t k, std::int64_t* allocations) {
+SolveOutcome solveFailingAllocation(const Workload& w, const std::string& method,
+                                    const SolveOptions& options, std::int64_t k,
+                                    std::int64_t* allocations) {
   return withFailingAllocation(k, allocations, [&] { return solve(w, method, options); });
 }
 
@@ -249,7 +254,8 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
             // milp runs its warm-start methods one by one: one that ran
             // out of memory is skipped, and the plan is re-checked as ever.
             EXPECT_EQ(method.name, "milp") << outcome.message;
-            EXPECT_TRUE(outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible);
+            EXPECT_TRUE(outcome.status == SolveStatus::Optimal ||
+                        outcome.status == SolveStatus::Feasible);
             EXPECT_TRUE(outcome.evaluation.feasible);
             ++recovered;
             continue;

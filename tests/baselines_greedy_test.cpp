@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "baselines/greedy.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "baselines/greedy.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 
@@ -26,8 +26,8 @@ SolveOptions latencyOptions() {
 }
 
 /// A chain 1 → 2 → … → n of nodes with the given sizes and support flags.
-Workload chain(const std::vector<double>& sizes, const std::vector<bool>& supported,
-               double memory, int accelerators, int cpus) {
+Workload chain(const std::vector<double>& sizes, const std::vector<bool>& supported, double memory,
+               int accelerators, int cpus) {
   std::vector<Node> nodes;
   std::vector<RawEdge> edges;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -73,7 +73,8 @@ TEST(LatencyGreedy, FillsEachAcceleratorWhileMemoryAllows) {
   EXPECT_DOUBLE_EQ(outcome.objective, 2.5 + 3 + 10);
   std::vector<std::string> phases;
   for (const PhaseTime& phase : outcome.phases) phases.push_back(phase.name);
-  EXPECT_EQ(std::vector<std::string>(phases.begin(), phases.begin() + std::min<std::size_t>(3, phases.size())),
+  EXPECT_EQ(std::vector<std::string>(phases.begin(),
+                                     phases.begin() + std::min<std::size_t>(3, phases.size())),
             (std::vector<std::string>{"blocks", "fill", "bound"}));
 }
 
@@ -116,8 +117,8 @@ TEST(LatencyGreedy, FusesMutuallyReachableClasses) {
 }
 
 TEST(LatencyGreedy, GeneratedWorkloadsFeasibleAndAgreeWithEvaluator) {
-  for (GraphShape shape : {GraphShape::Chain, GraphShape::Transformer, GraphShape::Cnn,
-                           GraphShape::SeriesParallel}) {
+  for (GraphShape shape :
+       {GraphShape::Chain, GraphShape::Transformer, GraphShape::Cnn, GraphShape::SeriesParallel}) {
     for (double memory : {16e9, 2e8}) {
       GeneratorOptions g;
       g.shape = shape;
@@ -147,7 +148,8 @@ double bruteForceLatency(const Workload& workload) {
     p.numAccelerators = workload.machine.maxFpgas;
     p.numCpus = workload.machine.maxCpus;
     p.deviceOf.resize(workload.numNodes());
-    for (NodeIndex v = 0; v < workload.numNodes(); ++v) p.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
+    for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+      p.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
     const Evaluation e = evaluate(workload, p, options);
     if (e.feasible) best = std::min(best, e.objective);
     int c = 0;

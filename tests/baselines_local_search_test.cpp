@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "baselines/local_search.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "baselines/local_search.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 
@@ -72,7 +72,8 @@ double bruteForceOptimum(const Workload& workload) {
   double best = std::numeric_limits<double>::infinity();
   for (;;) {
     Placement p = allOn(workload, 0);
-    for (NodeIndex v = 0; v < workload.numNodes(); ++v) p.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
+    for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+      p.deviceOf[v] = deviceOfClass[workload.graph().classOf[v]];
     const Evaluation e = evaluate(workload, p, EvaluateOptions{});
     if (e.feasible) best = std::min(best, e.objective);
     int c = 0;
@@ -120,8 +121,10 @@ TEST(LocalSearch, AMachineWithFarMoreDevicesThanClassesSearchesAsManyAsClasses) 
     {"id": 2, "supportedOnFpga": 0, "cpuLatency": 3, "fpgaLatency": 2, "isBackwardNode": 0, "size": 10},
     {"id": 3, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 3, "isBackwardNode": 0, "size": 10}],
     "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}, {"sourceId": 2, "destId": 3, "cost": 0.25}]})";
-  const Workload huge = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1048576, "maxCPUs": 5)" + nodes);
-  const Workload small = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 3, "maxCPUs": 3)" + nodes);
+  const Workload huge =
+      testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1048576, "maxCPUs": 5)" + nodes);
+  const Workload small =
+      testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 3, "maxCPUs": 3)" + nodes);
   const SolveOutcome onHuge = solve(huge, "local-search", quickOptions());
   const SolveOutcome onSmall = solve(small, "local-search", quickOptions());
   ASSERT_EQ(onHuge.status, SolveStatus::Feasible) << onHuge.message;
@@ -162,7 +165,8 @@ TEST(LocalSearch, NeverWorsensItsStartAndEndsInALocalOptimum) {
         << outcome.message;
     const Placement& result = *outcome.placement;
     const auto [resultMax, resultSquares] = keys(workload, result);
-    EXPECT_TRUE(sameObjective(outcome.objective, resultMax)) << outcome.objective << " vs " << resultMax;
+    EXPECT_TRUE(sameObjective(outcome.objective, resultMax))
+        << outcome.objective << " vs " << resultMax;
     EXPECT_LE(resultMax, startLoad * (1 + 1e-9)) << "seed " << seed;
 
     // Local optimality, checked from scratch: no single class move improves
@@ -174,7 +178,8 @@ TEST(LocalSearch, NeverWorsensItsStartAndEndsInALocalOptimum) {
         for (NodeIndex v : workload.classMembers(c)) moved.deviceOf[v] = d;
         if (moved.deviceOf == result.deviceOf) continue;
         const auto [newMax, newSquares] = keys(workload, moved);
-        EXPECT_GT(newMax, resultMax - tolerance) << "seed " << seed << ": moving class " << c << " to " << d;
+        EXPECT_GT(newMax, resultMax - tolerance)
+            << "seed " << seed << ": moving class " << c << " to " << d;
         if (std::fabs(newMax - resultMax) <= 1e-12 * std::max(1.0, resultMax)) {
           EXPECT_GT(newSquares, resultSquares - 1e-7 * std::max(1.0, resultSquares))
               << "seed " << seed << ": moving class " << c << " to " << d;
@@ -316,7 +321,8 @@ TEST(LocalSearch, LayerGraphsMatchTheReferenceWithinThreeRestarts) {
   const int checked = testing::forEachExpectedWorkload(
       shared, "throughput.json",
       [](const std::string& key, const nlohmann::json& entry) {
-        return key.find("LayerGraphs") != std::string::npos && entry.contains("local_search_10_restarts");
+        return key.find("LayerGraphs") != std::string::npos &&
+               entry.contains("local_search_10_restarts");
       },
       [](const std::string&, const nlohmann::json& entry, const Workload& workload) {
         SolveOptions options = quickOptions(1);

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "baselines/scotch.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "baselines/scotch.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
 
@@ -94,7 +94,8 @@ TEST(Scotch, RepairsAPartitionThatOverflowsMemory) {
   ASSERT_TRUE(hasPlan(outcome)) << resultName(outcome) << ": " << outcome.message;
   EXPECT_TRUE(outcome.evaluation.feasible);
   EXPECT_NE(outcome.placement->deviceOf[0], outcome.placement->deviceOf[1]);
-  EXPECT_NE(outcome.message.find("memory repair moved 1 classes"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("memory repair moved 1 classes"), std::string::npos)
+      << outcome.message;
 }
 
 TEST(Scotch, ReportsWhatCannotBePlaced) {
@@ -117,7 +118,8 @@ TEST(Scotch, ReportsWhatCannotBePlaced) {
 TEST(Scotch, SharedThroughputWorkloadsFeasible) {
   DNNPLACE_REQUIRE_SHARED(shared);
   const int checked = testing::forEachExpectedWorkload(
-      shared, "throughput.json", nullptr, [](const std::string&, const nlohmann::json&, const Workload& workload) {
+      shared, "throughput.json", nullptr,
+      [](const std::string&, const nlohmann::json&, const Workload& workload) {
         const SolveOutcome outcome = solve(workload, "scotch", SolveOptions{});
         EXPECT_TRUE(hasPlan(outcome)) << resultName(outcome) << ": " << outcome.message;
       });

@@ -35,11 +35,13 @@ const char* kWorkload = R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 1, 
 TEST(Cli, HelpOnEveryCommand) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
       {"", {"solve", "evaluate", "info", "generate", "compare", "--version"}},
-      {"solve ", {"workload TEXT REQUIRED", "--method", "--threads", "--max-ideals", "--quiet", "Methods:"}},
+      {"solve ",
+       {"workload TEXT REQUIRED", "--method", "--threads", "--max-ideals", "--quiet", "Methods:"}},
       {"evaluate ", {"plan TEXT REQUIRED", "--contiguous", "--format"}},
       {"info ", {"workload TEXT REQUIRED", "--max-ideals", "--time-limit"}},
       {"generate ", {"shape TEXT REQUIRED", "--width", "--training"}},
-      {"compare ", {"workloads TEXT ... REQUIRED", "--methods", "--format", "--memory-limit", "Methods:"}},
+      {"compare ",
+       {"workloads TEXT ... REQUIRED", "--methods", "--format", "--memory-limit", "Methods:"}},
       {"--help solve ", {"workload TEXT REQUIRED", "--method", "--threads", "Methods:"}},
       {"-h evaluate ", {"plan TEXT REQUIRED", "--contiguous"}},
   };
@@ -47,7 +49,8 @@ TEST(Cli, HelpOnEveryCommand) {
     auto result = runCli(command + "--help");
     EXPECT_EQ(result.exitCode, 0) << command;
     EXPECT_NE(result.out.find("Usage"), std::string::npos) << command << result.out;
-    for (const std::string& text : shown) EXPECT_NE(result.out.find(text), std::string::npos) << command << text << result.out;
+    for (const std::string& text : shown)
+      EXPECT_NE(result.out.find(text), std::string::npos) << command << text << result.out;
   }
 }
 
@@ -58,8 +61,9 @@ TEST(Cli, BadUsageIsExitTwoWithOneLine) {
   EXPECT_NE(result.err.find("workload is required"), std::string::npos) << result.err;
   result = runCli("frobnicate");
   EXPECT_EQ(result.exitCode, 2);
-  EXPECT_EQ(result.err, "dnnplace: unknown command 'frobnicate' (expected one of: solve, evaluate, info, generate, "
-                        "compare)\n");
+  EXPECT_EQ(result.err,
+            "dnnplace: unknown command 'frobnicate' (expected one of: solve, evaluate, info, generate, "
+            "compare)\n");
   result = runCli("solve x.json --objective speed");
   EXPECT_EQ(result.exitCode, 2);
 }
@@ -78,10 +82,13 @@ TEST(Cli, NumbersOutsideTheirRangeAreExitTwoSayingWhatIsWanted) {
       {solve + "--memory-limit -1", "--memory-limit: expected a non-negative integer, got '-1'"},
       {"generate chain --memory inf", "--memory: expected a number of bytes >= 0, got 'inf'"},
       // Past the largest value taken: said, not clamped.
-      {solve + "--time-limit 1e10", "--time-limit: expected a positive number of seconds of at most 1000000000, got '1e10'"},
-      {"generate chain --memory 1e31", "--memory: expected a number of bytes >= 0 of at most 1e+30, got '1e31'"},
+      {solve + "--time-limit 1e10",
+       "--time-limit: expected a positive number of seconds of at most 1000000000, got '1e10'"},
+      {"generate chain --memory 1e31",
+       "--memory: expected a number of bytes >= 0 of at most 1e+30, got '1e31'"},
       {solve + "--max-ideals 18446744073709551616",
-       "--max-ideals: expected a non-negative integer of at most 18446744073709551615, got '18446744073709551616'"},
+       "--max-ideals: expected a non-negative integer of at most 18446744073709551615, got "
+       "'18446744073709551616'"},
       {"generate chain --seed +5", "--seed: expected a non-negative integer, got '+5'"},
       {"compare '" + workload.string() + "' --time-limit nan",
        "--time-limit: expected a positive number of seconds, got 'nan'"},
@@ -101,7 +108,8 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
       {"--method dp --plan '" + workload.string() + "'", "--plan is read by --method expert only"},
       {"--method dp --write-model m.lp", "--write-model is written by --method milp only"},
       {"--method milp --q 2", "--q applies to --objective latency only"},
-      {"--objective latency --method milp --diffmaxima", "--diffmaxima applies to --objective throughput only"},
+      {"--objective latency --method milp --diffmaxima",
+       "--diffmaxima applies to --objective throughput only"},
       {"--contiguity convex", "--contiguity applies to --method milp only"},
       {"--method scotch --gap 0.5", "--gap applies to --method milp only"},
       {"--restarts 5", "--restarts applies to --method local-search and milp (its warm start) only"},
@@ -113,7 +121,8 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
     EXPECT_EQ(result.out, "") << arguments;
   }
   // The same flags where they apply.
-  EXPECT_EQ(runCli(solve + "--objective latency --method milp --q 2 --time-limit 5 --quiet").exitCode, 0);
+  EXPECT_EQ(runCli(solve + "--objective latency --method milp --q 2 --time-limit 5 --quiet").exitCode,
+            0);
   EXPECT_EQ(runCli(solve + "--method milp --diffmaxima --gap 0.1 --time-limit 5 --quiet").exitCode, 0);
   EXPECT_EQ(runCli(solve + "--method milp --contiguity convex --time-limit 5 --quiet").exitCode, 0);
   EXPECT_EQ(runCli(solve + "--method local-search --restarts 5 --quiet").exitCode, 0);
@@ -125,11 +134,15 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
   const std::string evaluate = "evaluate '" + workload.string() + "' '" + plan.string() + "' ";
   const std::vector<std::pair<std::string, std::string>> elsewhere = {
       {compare + "--methods dp --q 2", "compare: --q applies to --objective latency only"},
-      {compare + "--objective latency --diffmaxima", "compare: --diffmaxima applies to --objective throughput only"},
-      {compare + "--methods dp,expert", "compare: method 'expert' needs a split (--plan), which only solve takes"},
-      {compare + "--methods greedy", "compare: method 'greedy' does not support the throughput objective"},
+      {compare + "--objective latency --diffmaxima",
+       "compare: --diffmaxima applies to --objective throughput only"},
+      {compare + "--methods dp,expert",
+       "compare: method 'expert' needs a split (--plan), which only solve takes"},
+      {compare + "--methods greedy",
+       "compare: method 'greedy' does not support the throughput objective"},
       {evaluate + "--q 5", "evaluate: --q applies to --objective latency only"},
-      {evaluate + "--objective latency --diffmaxima", "evaluate: --diffmaxima applies to --objective throughput only"},
+      {evaluate + "--objective latency --diffmaxima",
+       "evaluate: --diffmaxima applies to --objective throughput only"},
   };
   for (const auto& [arguments, message] : elsewhere) {
     const auto result = runCli(arguments);
@@ -148,7 +161,8 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
 TEST(Cli, VerboseListsEachPhaseInOrder) {
   const auto workload = writeTemp(kWorkload);
   auto phases = [&](const std::string& method) -> std::vector<std::string> {
-    const auto result = runCli("solve '" + workload.string() + "' --method " + method + " --quiet --verbose");
+    const auto result =
+        runCli("solve '" + workload.string() + "' --method " + method + " --quiet --verbose");
     EXPECT_EQ(result.exitCode, 0) << method << ": " << result.err;
     EXPECT_EQ(result.err.rfind("phases: ", 0), 0u) << method << ": " << result.err;
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
@@ -162,7 +176,9 @@ TEST(Cli, VerboseListsEachPhaseInOrder) {
         return {};
       }
       const std::string time = item.substr(space + 1);
-      EXPECT_EQ(time.size() >= 7 && time.compare(time.size() - 2, 2, " s") == 0 && time[time.size() - 6] == '.', true)
+      EXPECT_EQ(time.size() >= 7 && time.compare(time.size() - 2, 2, " s") == 0 &&
+                    time[time.size() - 6] == '.',
+                true)
           << "'" << time << "' in " << result.err;
       names.push_back(item.substr(0, space));
     }
@@ -173,8 +189,10 @@ TEST(Cli, VerboseListsEachPhaseInOrder) {
     const auto names = phases(method);
     ASSERT_GE(names.size(), 4u) << method;
     EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 2),
-              (std::vector<std::string>{"load", "validate"})) << method;
-    EXPECT_EQ(std::vector<std::string>(names.end() - 2, names.end()), (std::vector<std::string>{"verify", "write"}))
+              (std::vector<std::string>{"load", "validate"}))
+        << method;
+    EXPECT_EQ(std::vector<std::string>(names.end() - 2, names.end()),
+              (std::vector<std::string>{"verify", "write"}))
         << method;
   }
   std::filesystem::remove(workload);
@@ -184,17 +202,18 @@ TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
   const auto workload = writeTemp(kWorkload);
   if (std::filesystem::exists("/dev/full")) {  // every write to it fails with "no space left"
     const std::string file = " '" + workload.string() + "'";
-    for (const std::string& command : {"solve" + file, "info" + file, std::string("--help"), std::string("--version"),
-                                      std::string("solve --help")}) {
+    for (const std::string& command : {"solve" + file, "info" + file, std::string("--help"),
+                                       std::string("--version"), std::string("solve --help")}) {
       const auto errPath = testing::tempPath(".err");
-      const std::string line = std::string("'") + DNNPLACE_CLI_PATH + "' " + command + " >/dev/full 2>'" +
-                               errPath.string() + "'";
+      const std::string line = std::string("'") + DNNPLACE_CLI_PATH + "' " + command +
+                               " >/dev/full 2>'" + errPath.string() + "'";
       const int status = std::system(line.c_str());
       ASSERT_TRUE(WIFEXITED(status)) << command;
       EXPECT_EQ(WEXITSTATUS(status), 2) << command;
       std::ifstream err(errPath);
       std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-      EXPECT_NE(text.find("dnnplace: standard output: cannot write\n"), std::string::npos) << command << ": " << text;
+      EXPECT_NE(text.find("dnnplace: standard output: cannot write\n"), std::string::npos)
+          << command << ": " << text;
       std::filesystem::remove(errPath);
     }
   } else {
@@ -210,9 +229,12 @@ TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
     EXPECT_EQ(full.exitCode, 2);
     EXPECT_EQ(full.err, "dnnplace: /dev/full: cannot write: No space left on device\n");
   }
-  const auto model = runCli("solve '" + workload.string() + "' --method milp --write-model /nonexistent/m.mps");
+  const auto model =
+      runCli("solve '" + workload.string() + "' --method milp --write-model /nonexistent/m.mps");
   EXPECT_EQ(model.exitCode, 2);
-  EXPECT_EQ(model.err, "dnnplace: milp: --write-model: /nonexistent/m.mps: cannot write: No such file or directory\n");
+  EXPECT_EQ(
+      model.err,
+      "dnnplace: milp: --write-model: /nonexistent/m.mps: cannot write: No such file or directory\n");
   EXPECT_EQ(model.out, "");
   std::filesystem::remove(workload);
 }
@@ -223,7 +245,9 @@ TEST(Cli, ControlCharactersInAFileNameAreEscaped) {
   // (std::system's shell is POSIX sh: printf makes the name.)
   const auto result = runCli(R"sh(solve "$(printf '/nonexistent/evil\nname\033[31m.json')")sh");
   EXPECT_EQ(result.exitCode, 2);
-  EXPECT_EQ(result.err, "dnnplace: /nonexistent/evil\\nname\\x1b[31m.json: cannot open: No such file or directory\n");
+  EXPECT_EQ(
+      result.err,
+      "dnnplace: /nonexistent/evil\\nname\\x1b[31m.json: cannot open: No such file or directory\n");
 }
 
 // No JSON text holds a NUL byte, so reading stops at the first: /dev/zero
@@ -241,8 +265,8 @@ TEST(Cli, ADashIsStandardInput) {
   const auto workload = writeTemp(kWorkload);
   const auto out = testing::tempPath(".out"), err = testing::tempPath(".err");
   auto run = [&](const std::string& input, const std::string& arguments) {
-    const std::string line = "cat '" + input + "' | '" + DNNPLACE_CLI_PATH + "' " + arguments + " >'" + out.string() +
-                             "' 2>'" + err.string() + "'";
+    const std::string line = "cat '" + input + "' | '" + DNNPLACE_CLI_PATH + "' " + arguments + " >'" +
+                             out.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(line.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   };
@@ -253,7 +277,8 @@ TEST(Cli, ADashIsStandardInput) {
   ASSERT_EQ(run(workload.string(), "solve - --method cpu --quiet"), 0) << slurp(err);
   EXPECT_EQ(nlohmann::json::parse(slurp(out))["maxLoad"], 30);
   const auto plan = writeTemp(R"({"fpgas": [{"nodes": [1, 2]}]})");
-  ASSERT_EQ(run(plan.string(), "evaluate '" + workload.string() + "' - --format json"), 0) << slurp(err);
+  ASSERT_EQ(run(plan.string(), "evaluate '" + workload.string() + "' - --format json"), 0)
+      << slurp(err);
   EXPECT_EQ(nlohmann::json::parse(slurp(out))["objective"], 3);
   const auto broken = writeTemp(R"({"maxSizePerFPGA": 1)");
   EXPECT_EQ(run(broken.string(), "solve -"), 2);
@@ -297,7 +322,8 @@ TEST(Cli, SolveOnStdoutKeepsReferenceFields) {
 
 TEST(Cli, InfeasiblePlanIsExitThreeNamingViolations) {
   auto workload = writeTemp(kWorkload);
-  auto plan = writeTemp(R"({"fpgas": [{"nodes": [1]}, {"nodes": [2]}, {"nodes": []}], "cpus": [{"nodes": [1]}]})");
+  auto plan = writeTemp(
+      R"({"fpgas": [{"nodes": [1]}, {"nodes": [2]}, {"nodes": []}], "cpus": [{"nodes": [1]}]})");
   auto result = runCli("evaluate " + workload.string() + " " + plan.string());
   EXPECT_EQ(result.exitCode, 3);
   EXPECT_NE(result.out.find("node 1 is listed twice (fpgas[0] and cpus[0])"), std::string::npos)
@@ -319,7 +345,8 @@ TEST(Cli, TheDiffMaximaObjectiveIsNamedAsSuch) {
   EXPECT_NE(text.out.find("max forward + max backward load: 4\n"), std::string::npos) << text.out;
   auto json = nlohmann::json::parse(runCli(evaluate + " --diffmaxima --format json").out);
   EXPECT_EQ(json["objectiveKind"], "diffmaxima");
-  EXPECT_EQ(nlohmann::json::parse(runCli(evaluate + " --format json").out)["objectiveKind"], "throughput");
+  EXPECT_EQ(nlohmann::json::parse(runCli(evaluate + " --format json").out)["objectiveKind"],
+            "throughput");
   auto solved = runCli("solve " + workload.string() + " --method milp --diffmaxima --time-limit 10");
   ASSERT_EQ(solved.exitCode, 0) << solved.err;
   EXPECT_NE(solved.err.find(", max forward + max backward load 4 "), std::string::npos) << solved.err;
@@ -332,18 +359,25 @@ TEST(Cli, MessagesSayPlainlyWhatIsWrong) {
   auto nodes = [](int secondSupported) {
     return R"("nodes": [
     {"id": 1, "supportedOnFpga": 1, "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": 0, "size": 10},
-    {"id": 2, "supportedOnFpga": )" + std::to_string(secondSupported) + R"(, "cpuLatency": 10, "fpgaLatency": 2, "isBackwardNode": 0, "size": 1000}],
+    {"id": 2, "supportedOnFpga": )" +
+           std::to_string(secondSupported) +
+           R"(, "cpuLatency": 10, "fpgaLatency": 2, "isBackwardNode": 0, "size": 1000}],
     "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}]})";
   };
-  const auto unsupported = writeTemp(R"({"maxSizePerFPGA": 100000, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes(0));
+  const auto unsupported =
+      writeTemp(R"({"maxSizePerFPGA": 100000, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes(0));
   const auto tooBig = writeTemp(R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes(1));
-  const std::string known = "dp, dp-linear, milp, pipedream, scotch, local-search, greedy, single, cpu, expert";
+  const std::string known =
+      "dp, dp-linear, milp, pipedream, scotch, local-search, greedy, single, cpu, expert";
   const std::vector<std::tuple<std::string, int, std::string>> cases = {
-      {"solve " + unsupported.string(), 3, "dp: node 2 is not supported on accelerators, and maxCPUs is 0"},
-      {"solve " + unsupported.string() + " --method single", 3, "single: node 2 cannot run on an accelerator"},
+      {"solve " + unsupported.string(), 3,
+       "dp: node 2 is not supported on accelerators, and maxCPUs is 0"},
+      {"solve " + unsupported.string() + " --method single", 3,
+       "single: node 2 cannot run on an accelerator"},
       {"solve " + tooBig.string() + " --method scotch", 3,
        "scotch: node 2 needs 1000 bytes, accelerators hold 100 bytes, and maxCPUs is 0"},
-      {"solve " + tooBig.string() + " --method nosuch", 2, "solve: unknown method 'nosuch' (expected one of: " + known + ")"},
+      {"solve " + tooBig.string() + " --method nosuch", 2,
+       "solve: unknown method 'nosuch' (expected one of: " + known + ")"},
       {"compare " + tooBig.string() + " --methods dp,nosuch", 2,
        "compare: unknown method 'nosuch' (expected one of: " + known + ")"},
   };
@@ -392,12 +426,17 @@ TEST(Cli, TheDpMemoryLimitDefaultsToHalfTheMachine) {
 // would take 650 MB. (Peak memory read with GNU time, which the benchmarks
 // need too; skipped, and said so, without it.)
 TEST(Cli, TheMemoryLimitBoundsTheSeedsToo) {
-  if (!std::filesystem::exists("/usr/bin/time")) GTEST_SKIP() << "/usr/bin/time (Debian package time) is missing";
+  if (!std::filesystem::exists("/usr/bin/time"))
+    GTEST_SKIP() << "/usr/bin/time (Debian package time) is missing";
   const auto workload = testing::tempPath(".json");
-  ASSERT_EQ(runCli("generate chain --blocks 5000 --accelerators 1000 --cpus 10 --out " + workload.string()).exitCode, 0);
+  ASSERT_EQ(runCli("generate chain --blocks 5000 --accelerators 1000 --cpus 10 --out " +
+                   workload.string())
+                .exitCode,
+            0);
   const auto peakPath = testing::tempPath(".peak");
-  const std::string line = "/usr/bin/time -f %M -o '" + peakPath.string() + "' '" + DNNPLACE_CLI_PATH + "' solve '" +
-                           workload.string() + "' --memory-limit 50000000 --quiet --out /dev/null";
+  const std::string line = "/usr/bin/time -f %M -o '" + peakPath.string() + "' '" + DNNPLACE_CLI_PATH +
+                           "' solve '" + workload.string() +
+                           "' --memory-limit 50000000 --quiet --out /dev/null";
   const int status = std::system(line.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << line;
   std::ifstream peak(peakPath);
@@ -412,7 +451,9 @@ TEST(Cli, TheMemoryLimitBoundsTheSeedsToo) {
 // which limit stopped it; exit 4 is for a limit that leaves no plan.
 TEST(Cli, ALimitThatStopsTheDpReturnsItsBestPlan) {
   const auto workload = testing::tempPath(".json");
-  ASSERT_EQ(runCli("generate series-parallel --blocks 2 --width 5 --seed 1 --out " + workload.string()).exitCode, 0);
+  ASSERT_EQ(runCli("generate series-parallel --blocks 2 --width 5 --seed 1 --out " + workload.string())
+                .exitCode,
+            0);
   for (const std::string limit : {"--max-ideals 50", "--memory-limit 20000"}) {
     const auto result = runCli("solve " + workload.string() + " " + limit);
     ASSERT_EQ(result.exitCode, 0) << limit << ": " << result.err;
@@ -431,8 +472,8 @@ TEST(Cli, InfoStopsCountingAtItsTimeLimit) {
   for (int id = 1; id <= 40; ++id)
     nodes += std::string(id > 1 ? ", " : "") + R"({"id": )" + std::to_string(id) +
              R"(, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 1, "isBackwardNode": 0})";
-  const auto workload =
-      writeTemp(R"({"maxSizePerFPGA": 1, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [)" + nodes + R"(], "edges": []})");
+  const auto workload = writeTemp(R"({"maxSizePerFPGA": 1, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [)" +
+                                  nodes + R"(], "edges": []})");
   const auto result = runCli("info " + workload.string() + " --max-ideals 0 --time-limit 0.2");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   const std::size_t line = result.out.find("ideals (contracted):      at least ");

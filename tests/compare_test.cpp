@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dnnplace/compare.hpp"
-#include "dnnplace/report.hpp"
 #include "dnnplace/generator.hpp"
+#include "dnnplace/report.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {
@@ -139,7 +139,8 @@ TEST(Compare, JsonAndCsvCarryEveryRow) {
 // a bound of 0 that proves a plan of 0 optimal (dp) is shown. Against a best
 // objective of 0, a positive one is infinitely worse, not 0 times as bad.
 TEST(Compare, OnlyProvenBoundsAreShownAndAZeroBestIsNoRatioOfZero) {
-  const Workload w = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
+  const Workload w =
+      testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
     {"id": 1, "supportedOnFpga": 1, "cpuLatency": 5, "fpgaLatency": 0, "isBackwardNode": 0},
     {"id": 2, "supportedOnFpga": 1, "cpuLatency": 5, "fpgaLatency": 0, "isBackwardNode": 0}],
     "edges": [{"sourceId": 1, "destId": 2, "cost": 0}]})");
@@ -176,8 +177,9 @@ TEST(Compare, EachOptionIsRefusedByTheMethodsThatDoNotTakeIt) {
     for (std::string word; in >> word;) list.push_back(word);
     return list;
   };
-  for (const MethodOption option : {MethodOption::Plan, MethodOption::WriteModel, MethodOption::Contiguity,
-                                    MethodOption::Gap, MethodOption::Restarts}) {
+  for (const MethodOption option :
+       {MethodOption::Plan, MethodOption::WriteModel, MethodOption::Contiguity, MethodOption::Gap,
+        MethodOption::Restarts}) {
     std::string refusal;
     for (const MethodInfo& method : methods()) {
       const std::string why = ignoredOption(&method, Objective::Throughput, {option});
@@ -189,25 +191,29 @@ TEST(Compare, EachOptionIsRefusedByTheMethodsThatDoNotTakeIt) {
     ASSERT_FALSE(refusal.empty());
     const auto named = words(refusal);
     for (const MethodInfo& method : methods())
-      EXPECT_EQ(std::find(named.begin(), named.end(), method.name) != named.end(), method.takes.has(option))
+      EXPECT_EQ(std::find(named.begin(), named.end(), method.name) != named.end(),
+                method.takes.has(option))
           << method.name << " in '" << refusal << "'";
   }
   for (const MethodInfo* method : {findMethod("dp"), static_cast<const MethodInfo*>(nullptr)}) {
-    EXPECT_EQ(ignoredOption(method, Objective::Throughput, {MethodOption::Q}), "--q applies to --objective latency only");
+    EXPECT_EQ(ignoredOption(method, Objective::Throughput, {MethodOption::Q}),
+              "--q applies to --objective latency only");
     EXPECT_EQ(ignoredOption(method, Objective::Latency, {MethodOption::Q}), "");
     EXPECT_EQ(ignoredOption(method, Objective::Latency, {MethodOption::DiffMaxima}),
               "--diffmaxima applies to --objective throughput only");
     EXPECT_EQ(ignoredOption(method, Objective::Throughput, {MethodOption::DiffMaxima}), "");
   }
   // The first refused option, in the order of the rules.
-  EXPECT_EQ(ignoredOption(findMethod("dp"), Objective::Throughput, {MethodOption::Q, MethodOption::Gap}),
+  EXPECT_EQ(ignoredOption(findMethod("dp"), Objective::Throughput,
+                          {MethodOption::Q, MethodOption::Gap}),
             "--gap applies to --method milp only");
 }
 
 TEST(Compare, AMethodListIsCheckedAgainstTheRegistry) {
   std::string error;
   EXPECT_EQ(methodsToCompare("", Objective::Latency, &error), defaultMethods(Objective::Latency));
-  EXPECT_EQ(methodsToCompare("cpu,dp", Objective::Throughput, &error), (std::vector<std::string>{"cpu", "dp"}));
+  EXPECT_EQ(methodsToCompare("cpu,dp", Objective::Throughput, &error),
+            (std::vector<std::string>{"cpu", "dp"}));
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"dp,expert", "method 'expert' needs a split (--plan), which only solve takes"},
       {"greedy", "method 'greedy' does not support the throughput objective"},
@@ -261,7 +267,8 @@ TEST(Compare, TheCallStatusTheConclusionAndTheStopReasonAreApart) {
   EXPECT_EQ(stopped.call, CallStatus::Ok);
   EXPECT_EQ(stopped.stop, StopReason::IdealLimit) << stopped.message;
   ASSERT_TRUE(stopped.placement) << stopped.message;  // the best seed plan
-  EXPECT_EQ(nlohmann::json::parse(planToJson(big, stopped, EvaluateOptions()))["stopReason"], "ideal_limit");
+  EXPECT_EQ(nlohmann::json::parse(planToJson(big, stopped, EvaluateOptions()))["stopReason"],
+            "ideal_limit");
 
   std::atomic<bool> interrupt{true};
   SolveOptions interrupted;

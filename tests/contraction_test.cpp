@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "preprocess/contraction.hpp"
-#include "dp/ideal_lattice.hpp"
-#include "dnnplace/workload.hpp"
 #include "dnnplace/generator.hpp"
+#include "dnnplace/workload.hpp"
+#include "dp/ideal_lattice.hpp"
+#include "preprocess/contraction.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {
@@ -109,9 +109,9 @@ TEST(Contraction, CyclesCreatedByClassesAreFused) {
 TEST(Contraction, ZeroWorkLeavesMergeIntoTheirOnlyNeighbour) {
   // Weight 10 (no work, 8 bytes) feeds layer 2; layer 2 -> layer 3.
   // Input 11 (no work) feeds both 2 and 3: two neighbours, kept.
-  const Workload w = make({{10, false, {}, 0, 0, 8}, {11, false, {}, 0, 0}, {2, false, {}, 1, 10},
-                           {3, false, {}, 1, 10}},
-                          {{10, 2, 1}, {11, 2, 1}, {11, 3, 1}, {2, 3, 1}});
+  const Workload w = make(
+      {{10, false, {}, 0, 0, 8}, {11, false, {}, 0, 0}, {2, false, {}, 1, 10}, {3, false, {}, 1, 10}},
+      {{10, 2, 1}, {11, 2, 1}, {11, 3, 1}, {2, 3, 1}});
   const ContractedGraph g = contractWorkload(w, {});
   EXPECT_EQ(g.zeroWorkLeavesMerged, 1);
   EXPECT_DOUBLE_EQ(g.zeroWorkLeafBytes, 8);
@@ -126,16 +126,17 @@ TEST(Contraction, ZeroWorkLeavesMergeIntoTheirOnlyNeighbour) {
 
 TEST(Contraction, ZeroWorkLeafRuleRespectsBackwardWorkAndEdges) {
   // Leaf 10 has a backward twin with work: not a zero-work class.
-  const Workload withWork = make({{10, false, 1, 0, 0}, {2, false, 2}, {20, true, 1, 1, 1}, {22, true, 2}},
-                                 {{10, 2, 1}, {2, 22, 1}, {22, 20, 1}});
+  const Workload withWork =
+      make({{10, false, 1, 0, 0}, {2, false, 2}, {20, true, 1, 1, 1}, {22, true, 2}},
+           {{10, 2, 1}, {2, 22, 1}, {22, 20, 1}});
   EXPECT_EQ(contractWorkload(withWork, {}).zeroWorkLeavesMerged, 0);
   // Leaf 10 (no work anywhere) feeds a backward node directly: kept.
-  const Workload feedsBackward = make({{10, false, 1, 0, 0}, {2, false, 2}, {22, true, 2}},
-                                      {{10, 2, 1}, {2, 22, 1}, {10, 22, 1}});
+  const Workload feedsBackward =
+      make({{10, false, 1, 0, 0}, {2, false, 2}, {22, true, 2}}, {{10, 2, 1}, {2, 22, 1}, {10, 22, 1}});
   EXPECT_EQ(contractWorkload(feedsBackward, {}).zeroWorkLeavesMerged, 0);
   // A chain of two zero-work nodes hanging off a layer collapses into it.
-  const Workload chain = make({{10, false, {}, 0, 0}, {11, false, {}, 0, 0}, {2, false, {}}},
-                              {{10, 11, 1}, {11, 2, 1}});
+  const Workload chain =
+      make({{10, false, {}, 0, 0}, {11, false, {}, 0, 0}, {2, false, {}}}, {{10, 11, 1}, {11, 2, 1}});
   const ContractedGraph g = contractWorkload(chain, {});
   EXPECT_EQ(g.zeroWorkLeavesMerged, 2);
   EXPECT_EQ(g.numSuperNodes, 1);
@@ -167,8 +168,9 @@ TEST(Contraction, NumberingIsTopologicalAndHyperedgesCountCommunication) {
 
 TEST(Contraction, TheThreeOrdersAreTopologicalAndBreakTiesAsDocumented) {
   // Two parallel chains 1 -> 2 -> 3 and 4 -> 5 -> 6 from source 0 into sink 7.
-  const Workload w = make({{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}},
-                          {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {0, 4, 1}, {4, 5, 1}, {5, 6, 1}, {3, 7, 1}, {6, 7, 1}});
+  const Workload w =
+      make({{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}},
+           {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {0, 4, 1}, {4, 5, 1}, {5, 6, 1}, {3, 7, 1}, {6, 7, 1}});
   auto orderOf = [&](ContractionOptions::Order order) {
     ContractionOptions options;
     options.order = order;
@@ -183,9 +185,12 @@ TEST(Contraction, TheThreeOrdersAreTopologicalAndBreakTiesAsDocumented) {
   };
   // Smallest first and depth-first both finish the first chain first here;
   // breadth-first advances the chains together.
-  EXPECT_EQ(orderOf(ContractionOptions::Order::SmallestFirst), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(orderOf(ContractionOptions::Order::DepthFirst), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(orderOf(ContractionOptions::Order::BreadthFirst), (std::vector<std::int64_t>{0, 1, 4, 2, 5, 3, 6, 7}));
+  EXPECT_EQ(orderOf(ContractionOptions::Order::SmallestFirst),
+            (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(orderOf(ContractionOptions::Order::DepthFirst),
+            (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(orderOf(ContractionOptions::Order::BreadthFirst),
+            (std::vector<std::int64_t>{0, 1, 4, 2, 5, 3, 6, 7}));
 }
 
 void expectSameGraph(const ContractedGraph& a, const ContractedGraph& b, const std::string& what) {
@@ -216,7 +221,8 @@ TEST(Contraction, RenumberingEqualsContractingInThatOrder) {
   std::vector<Workload> workloads = testing::generatedShapes(GeneratorOptions{});
   std::string why;
   if (const auto shared = testing::sharedDir(&why))
-    for (const char* name : {"inceptionv3_training.json", "gnmt_training.json", "resnet50_inference.json"}) {
+    for (const char* name :
+         {"inceptionv3_training.json", "gnmt_training.json", "resnet50_inference.json"}) {
       std::string error;
       auto w = loadWorkload((*shared / "workloads/throughput/LayerGraphs" / name).string(), &error);
       ASSERT_TRUE(w.has_value()) << error;
@@ -341,7 +347,8 @@ TEST(IdealLattice, BuildsGraphsSpanningSeveralWords) {
       distinct.insert(set[id].to_string());
       for (int v = 0; v < n; ++v) {
         for (int i = g.predStart[v]; set[id][v] && i < g.predStart[v + 1]; ++i) {
-          ASSERT_TRUE(set[id][g.pred[i]]) << "ideal " << id << " holds " << v << " without its predecessor";
+          ASSERT_TRUE(set[id][g.pred[i]])
+              << "ideal " << id << " holds " << v << " without its predecessor";
         }
       }
     }

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "dp/dp.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
-#include "dp/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
+#include "dp/dp.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {
@@ -126,7 +126,8 @@ TEST(DpBehaviour, LimitsReturnTheBestSeedPlanAndSayWhichStopped) {
 // still optimal: four independent unit nodes on four accelerators (the
 // work bound is 1, and so is the greedy seed).
 TEST(DpBehaviour, AStoppedRunWhoseSeedMeetsTheBoundIsOptimal) {
-  const Workload w = testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 4, "maxCPUs": 0, "nodes": [
+  const Workload w =
+      testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 4, "maxCPUs": 0, "nodes": [
     {"id": 1, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0},
     {"id": 2, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0},
     {"id": 3, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0},
@@ -179,7 +180,8 @@ TEST(DpBehaviour, AStoppedRunReturnsTheBetterPlanAGoodEnoughRunFound) {
   ASSERT_TRUE(stop.load()) << "no good-enough run reported a plan";
   ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
   EXPECT_NE(outcome.message.find("interrupted: "), std::string::npos) << outcome.message;
-  EXPECT_NE(outcome.message.find("; returning the best plan found"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("; returning the best plan found"), std::string::npos)
+      << outcome.message;
   EXPECT_LE(outcome.objective, 0.99 * seed);
   EXPECT_GE(outcome.objective, optimal.objective * (1 - 1e-9));
   EvaluateOptions contiguous;
@@ -272,7 +274,8 @@ TEST(DpBehaviour, LatencyOfATrainingPlanNamesTheSubgraphsItNeeds) {
   const SolveOutcome refused = solve(w, "dp", latency);
   EXPECT_EQ(refused.call, CallStatus::InvalidInput);
   EXPECT_FALSE(refused.placement);
-  EXPECT_NE(refused.message.find("accelerator 0 runs 2 contiguous subgraphs, more than q = 1"), std::string::npos)
+  EXPECT_NE(refused.message.find("accelerator 0 runs 2 contiguous subgraphs, more than q = 1"),
+            std::string::npos)
       << refused.message;
   EXPECT_NE(refused.message.find("pass --q 2"), std::string::npos) << refused.message;
 
@@ -332,7 +335,8 @@ TEST(DpBehaviour, TwoThreadsGiveTheSamePlanAsOneOnLatticesLargeEnoughToShare) {
     for (int blocks : {2, 4})
       for (bool training : {false, true}) {
         const Workload w =
-            seriesParallel(blocks, width, training, static_cast<std::uint64_t>(100 * width + 10 * blocks + training));
+            seriesParallel(blocks, width, training,
+                           static_cast<std::uint64_t>(100 * width + 10 * blocks + training));
         SCOPED_TRACE("width " + std::to_string(width) + " blocks " + std::to_string(blocks));
         ASSERT_GE(countIdeals(w, 0).count, 512u);
         const SolveOutcome single = solve(w, "dp", SolveOptions{});
@@ -382,7 +386,8 @@ Workload shuffled(const Workload& w, std::uint64_t seed) {
     nodes.push_back(node);
   }
   std::vector<RawEdge> edges;
-  for (const Edge& e : w.graph().edges) edges.push_back({newId[e.source], newId[e.dest], w.graph().outCost[e.source]});
+  for (const Edge& e : w.graph().edges)
+    edges.push_back({newId[e.source], newId[e.dest], w.graph().outCost[e.source]});
   std::shuffle(edges.begin(), edges.end(), rng);
   std::string error;
   auto result = buildWorkload("shuffled", w.machine, std::move(nodes), edges, &error);
@@ -397,7 +402,8 @@ TEST(DpBehaviour, OptimumDoesNotDependOnInputOrder) {
   int checked = 0;
   for (int width : {5, 6})
     for (bool training : {false, true}) {
-      const Workload w = seriesParallel(3, width, training, static_cast<std::uint64_t>(width + 7 * training));
+      const Workload w =
+          seriesParallel(3, width, training, static_cast<std::uint64_t>(width + 7 * training));
       ASSERT_GE(countIdeals(w, 0).count, 1000u);
       const SolveOutcome original = solve(w, "dp", SolveOptions{});
       ASSERT_EQ(original.status, SolveStatus::Optimal) << original.message;
@@ -405,8 +411,8 @@ TEST(DpBehaviour, OptimumDoesNotDependOnInputOrder) {
         const SolveOutcome other = solve(shuffled(w, seed), "dp", SolveOptions{});
         ASSERT_EQ(other.status, SolveStatus::Optimal) << other.message;
         EXPECT_TRUE(sameObjective(other.objective, original.objective))
-            << "width " << width << " training " << training << " seed " << seed << ": " << other.objective
-            << " vs " << original.objective;
+            << "width " << width << " training " << training << " seed " << seed << ": "
+            << other.objective << " vs " << original.objective;
         ++checked;
       }
     }
@@ -422,7 +428,6 @@ TEST(DpBehaviour, EmptyWorkloadIsTriviallyOptimal) {
   EXPECT_EQ(outcome.objective, 0);
 }
 
-
 TEST(DpBehaviour, EachMethodListsItsPhasesInOrder) {
   auto namesOf = [](const SolveOutcome& outcome) {
     std::vector<std::string> names;
@@ -435,13 +440,15 @@ TEST(DpBehaviour, EachMethodListsItsPhasesInOrder) {
   const Workload w = seriesParallel(2, 3, true);
   const SolveOutcome dp = solveDp(w, SolveOptions{});
   ASSERT_EQ(dp.status, SolveStatus::Optimal) << dp.message;
-  EXPECT_EQ(namesOf(dp), (std::vector<std::string>{"contract", "seed", "enumerate", "dp", "backtrack"}));
+  EXPECT_EQ(namesOf(dp),
+            (std::vector<std::string>{"contract", "seed", "enumerate", "dp", "backtrack"}));
   SolveOptions latency;
   latency.objective = Objective::Latency;
   latency.q = 2;
   const SolveOutcome dpLatency = solveDp(w, latency);
   ASSERT_EQ(dpLatency.status, SolveStatus::Feasible) << dpLatency.message;
-  EXPECT_EQ(namesOf(dpLatency), (std::vector<std::string>{"contract", "seed", "enumerate", "dp", "backtrack", "latency"}));
+  EXPECT_EQ(namesOf(dpLatency),
+            (std::vector<std::string>{"contract", "seed", "enumerate", "dp", "backtrack", "latency"}));
   for (auto method : {solveDpLinear, solvePipedream}) {
     const SolveOutcome linear = method(w, SolveOptions{});
     ASSERT_EQ(linear.status, SolveStatus::Feasible) << linear.message;

@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "preprocess/contraction.hpp"
-#include "dp/dp.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
+#include "dp/dp.hpp"
+#include "preprocess/contraction.hpp"
 
 namespace dnnplace {
 namespace {
@@ -83,7 +83,9 @@ RandomGraph randomGraph(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0, 1);
   RandomGraph g;
   const Shape shape = static_cast<Shape>(rng() % 3);
-  g.shape = shape == Shape::Chain ? "chain" : shape == Shape::SeriesParallel ? "series-parallel" : "dag";
+  g.shape = shape == Shape::Chain            ? "chain"
+            : shape == Shape::SeriesParallel ? "series-parallel"
+                                             : "dag";
   const bool training = unit(rng) < 0.45;
   const int forwardCount = 2 + static_cast<int>(rng() % (training ? 4 : 6));  // 2..5 or 2..7
   const bool multiNodeClasses = unit(rng) < 0.4;
@@ -128,13 +130,11 @@ RandomGraph randomGraph(std::mt19937_64& rng) {
   auto edgeCost = [&](int source) {
     if (cost[source] < 0)
       cost[source] = unit(rng) < 0.2 ? 0.0
-                     : dyadic ? std::round((0.25 + 3 * unit(rng)) * 8) / 8
-                              : std::round((0.25 + 3 * unit(rng)) * 1000) / 1000 + 0.01;
+                     : dyadic        ? std::round((0.25 + 3 * unit(rng)) * 8) / 8
+                                     : std::round((0.25 + 3 * unit(rng)) * 1000) / 1000 + 0.01;
     return cost[source];
   };
-  auto addEdge = [&](int a, int b) {
-    g.edges.push_back({g.nodes[a].id, g.nodes[b].id, 0});
-  };
+  auto addEdge = [&](int a, int b) { g.edges.push_back({g.nodes[a].id, g.nodes[b].id, 0}); };
   for (auto [a, b] : forwardEdges(shape, forwardCount, rng)) addEdge(a, b);
 
   if (training) {
@@ -142,8 +142,9 @@ RandomGraph randomGraph(std::mt19937_64& rng) {
     // from the last forward node, and activations feeding the twins.
     std::vector<int> twin(forwardCount, -1);
     for (int i = 0; i < forwardCount; ++i)
-      if (unit(rng) < 0.85) twin[i] = addNode(true, g.nodes[i].colorClass ? g.nodes[i].colorClass
-                                                                          : std::optional<std::int64_t>(100 + classOf[i]));
+      if (unit(rng) < 0.85)
+        twin[i] = addNode(true, g.nodes[i].colorClass ? g.nodes[i].colorClass
+                                                      : std::optional<std::int64_t>(100 + classOf[i]));
     // A node without colorClass cannot share its class with a twin: give it one.
     for (int i = 0; i < forwardCount; ++i)
       if (twin[i] >= 0 && !g.nodes[i].colorClass) g.nodes[i].colorClass = 100 + classOf[i];
@@ -204,8 +205,9 @@ RandomGraph randomGraph(std::mt19937_64& rng) {
     largest = std::max(largest, node.size);
   }
   const double r = unit(rng);
-  g.machine.maxSizePerFpga = r < 0.3 ? total : r < 0.7 ? std::round(total * (0.2 + 0.5 * unit(rng)))
-                                                       : std::round(largest * unit(rng) * 1.5);
+  g.machine.maxSizePerFpga = r < 0.3   ? total
+                             : r < 0.7 ? std::round(total * (0.2 + 0.5 * unit(rng)))
+                                       : std::round(largest * unit(rng) * 1.5);
   return g;
 }
 
@@ -261,8 +263,10 @@ BruteForce bruteForce(const Workload& w) {
       state[d] = 1;
       for (int e = 0; e < devices && !cyclic; ++e)
         if (arc[d][e]) {
-          if (state[e] == 1) cyclic = true;
-          else if (state[e] == 0) dfs(e);
+          if (state[e] == 1)
+            cyclic = true;
+          else if (state[e] == 0)
+            dfs(e);
         }
       state[d] = 2;
     };
@@ -310,7 +314,8 @@ BruteForce bruteForce(const Workload& w) {
 
 std::string describe(const RandomGraph& g, const Workload& w) {
   std::string text = g.shape + ", " + std::to_string(w.numNodes()) + " nodes, " +
-                     std::to_string(w.graph().numClasses) + " classes, k=" + std::to_string(w.machine.maxFpgas) +
+                     std::to_string(w.graph().numClasses) +
+                     " classes, k=" + std::to_string(w.machine.maxFpgas) +
                      " l=" + std::to_string(w.machine.maxCpus) +
                      " mem=" + std::to_string(w.machine.maxSizePerFpga) + "\n";
   text += workloadToJson(w);
@@ -366,7 +371,8 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
     EXPECT_TRUE(evaluation.feasible) << describe(g, w);
     EXPECT_TRUE(evaluation.contiguous) << describe(g, w);
     ASSERT_EQ(late.status, SolveStatus::Optimal) << describe(g, w) << "\n" << late.message;
-    EXPECT_NEAR(late.objective, expected.optimum, 1e-9 * std::max(1.0, expected.optimum)) << describe(g, w);
+    EXPECT_NEAR(late.objective, expected.optimum, 1e-9 * std::max(1.0, expected.optimum))
+        << describe(g, w);
     EXPECT_DOUBLE_EQ(late.lowerBound, late.objective);
     const Evaluation lateEvaluation = evaluate(w, *late.placement, contiguous);
     EXPECT_TRUE(lateEvaluation.feasible && lateEvaluation.contiguous) << describe(g, w);
@@ -379,13 +385,15 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
         const double seed = detail::linearOrderBound(w);
         if (restricted.status == SolveStatus::Feasible) {
           ++linearSeeds;
-          EXPECT_NEAR(seed, restricted.objective, 1e-8 * std::max(1.0, restricted.objective)) << describe(g, w);
+          EXPECT_NEAR(seed, restricted.objective, 1e-8 * std::max(1.0, restricted.objective))
+              << describe(g, w);
         } else {
           EXPECT_FALSE(std::isfinite(seed)) << seed << "\n" << describe(g, w);
         }
       }
       if (restricted.status == SolveStatus::Feasible) {
-        EXPECT_GE(restricted.objective, outcome.objective * (1 - 1e-9)) << method << "\n" << describe(g, w);
+        EXPECT_GE(restricted.objective, outcome.objective * (1 - 1e-9)) << method << "\n"
+                                                                        << describe(g, w);
         EXPECT_TRUE(evaluate(w, *restricted.placement, contiguous).contiguous) << method;
       } else {
         EXPECT_TRUE(restricted.status == SolveStatus::NoPlan ||
@@ -395,9 +403,10 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
     }
     if (::testing::Test::HasFailure()) break;  // one reproducible failure is enough
   }
-  std::printf("checked %d: feasible %d, infeasible %d, training %d, orphans %d, cpus %d, unsupported %d, "
-              "linear seeds %d\n",
-              checked, feasible, infeasible, withBackward, withOrphans, withCpus, withUnsupported, linearSeeds);
+  std::printf(
+      "checked %d: feasible %d, infeasible %d, training %d, orphans %d, cpus %d, unsupported %d, "
+      "linear seeds %d\n",
+      checked, feasible, infeasible, withBackward, withOrphans, withCpus, withUnsupported, linearSeeds);
   // The generator must actually cover the cases the DP handles.
   EXPECT_GE(feasible, 2000);
   EXPECT_GE(infeasible, 100);

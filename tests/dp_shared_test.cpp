@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dp/dp.hpp"
 #include "dnnplace/evaluator.hpp"
-#include "dp/ideal_lattice.hpp"
 #include "dnnplace/solver.hpp"
+#include "dp/dp.hpp"
+#include "dp/ideal_lattice.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {
@@ -59,7 +59,8 @@ int checkReferenceOptima(const std::filesystem::path& shared, bool (*select)(con
 
 TEST(DpShared, ReferenceOptimaAndIdealCounts) {
   DNNPLACE_REQUIRE_SHARED(shared);
-  EXPECT_EQ(checkReferenceOptima(shared, [](const std::string& path) { return !isInception(path); }), 13);
+  EXPECT_EQ(checkReferenceOptima(shared, [](const std::string& path) { return !isInception(path); }),
+            13);
 }
 
 TEST(DpShared, InceptionReferenceOptima) {

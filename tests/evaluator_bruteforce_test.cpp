@@ -134,19 +134,24 @@ Instance randomInstance(Rng& rng, int maxForward, bool training) {
       std::vector<int> twins;
       for (int t : twin)
         if (t >= 0) twins.push_back(t);
-      if (!twins.empty()) addEdge(twins[uniformInt(rng, 0, static_cast<int>(twins.size()) - 1)], orphan);
+      if (!twins.empty())
+        addEdge(twins[uniformInt(rng, 0, static_cast<int>(twins.size()) - 1)], orphan);
     }
   }
   inst.machine.maxFpgas = uniformInt(rng, 1, 3);
   inst.machine.maxCpus = uniformInt(rng, 0, 2);
   double totalSize = 0;
   for (const Node& node : inst.nodes) totalSize += node.size;
-  inst.machine.maxSizePerFpga = chance(rng, 0.3) ? 1e12 : std::round(totalSize * std::uniform_real_distribution<double>(0.2, 0.9)(rng));
+  inst.machine.maxSizePerFpga =
+      chance(rng, 0.3) ? 1e12
+                       : std::round(totalSize * std::uniform_real_distribution<double>(0.2, 0.9)(rng));
 
   std::string error;
   auto built = buildWorkload("random", inst.machine, inst.nodes, inst.edges, &error);
-  if (!built) ADD_FAILURE() << "generated an invalid workload: " << error;
-  else inst.workload = std::move(*built);
+  if (!built)
+    ADD_FAILURE() << "generated an invalid workload: " << error;
+  else
+    inst.workload = std::move(*built);
   return inst;
 }
 
@@ -169,7 +174,8 @@ Placement randomPlacement(Rng& rng, const Instance& inst, int numAccelerators, i
       if (inst.sameClass(u, v)) device = p.deviceOf[u];
     p.deviceOf[v] = device;
   }
-  if (allowUnplaced && chance(rng, 0.03)) p.deviceOf[uniformInt(rng, 0, inst.n() - 1)] = Placement::kUnplaced;
+  if (allowUnplaced && chance(rng, 0.03))
+    p.deviceOf[uniformInt(rng, 0, inst.n() - 1)] = Placement::kUnplaced;
   return p;
 }
 
@@ -326,7 +332,8 @@ LatencyResult simulateLatency(const Instance& inst, const Placement& p) {
   for (int v = 0; v < n; ++v) members[taskOf(v)].insert(v);
   LatencyResult result;
   for (int v = 0; v < n; ++v)
-    if (onAccelerator(v)) result.pieces[p.deviceOf[v]] = std::max(result.pieces[p.deviceOf[v]], piece[v]);
+    if (onAccelerator(v))
+      result.pieces[p.deviceOf[v]] = std::max(result.pieces[p.deviceOf[v]], piece[v]);
 
   std::map<std::pair<int, int>, double> duration;
   std::map<std::pair<int, int>, std::set<std::pair<int, int>>> waitsFor;

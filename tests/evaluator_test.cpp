@@ -40,8 +40,8 @@ TEST(EvaluatorThroughput, PaysEachCrossingSourceOncePerAccelerator) {
   // {1,2} | {3,4}: node 4 is unsupported on accelerators.
   Evaluation e = evaluate(w, place(w, 2, 1, {{1, 0}, {2, 0}, {3, 1}, {4, 1}}), {});
   ASSERT_EQ(e.devices.size(), 2u);
-  EXPECT_DOUBLE_EQ(e.devices[0].load, 1 + 2 + 0.5 + 0.25);   // sends 1→3, 2→4
-  EXPECT_DOUBLE_EQ(e.devices[1].load, 3 + 4 + 0.5 + 0.25);   // fed by 1 and 2
+  EXPECT_DOUBLE_EQ(e.devices[0].load, 1 + 2 + 0.5 + 0.25);  // sends 1→3, 2→4
+  EXPECT_DOUBLE_EQ(e.devices[1].load, 3 + 4 + 0.5 + 0.25);  // fed by 1 and 2
   EXPECT_DOUBLE_EQ(e.objective, 7.75);
   EXPECT_DOUBLE_EQ(e.devices[0].memory, 200);
   EXPECT_FALSE(e.feasible);

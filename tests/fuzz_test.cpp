@@ -32,10 +32,13 @@ std::string mutate(const std::string& original, Rng& rng) {
         text[at(rng)] ^= static_cast<char>(1 << std::uniform_int_distribution<int>(0, 7)(rng));
         break;
       case 1:  // replace with a JSON-relevant character
-        text[at(rng)] = kInteresting[std::uniform_int_distribution<std::size_t>(0, sizeof kInteresting - 2)(rng)];
+        text[at(rng)] =
+            kInteresting[std::uniform_int_distribution<std::size_t>(0, sizeof kInteresting - 2)(rng)];
         break;
       case 2:  // insert one
-        text.insert(at(rng), 1, kInteresting[std::uniform_int_distribution<std::size_t>(0, sizeof kInteresting - 2)(rng)]);
+        text.insert(
+            at(rng), 1,
+            kInteresting[std::uniform_int_distribution<std::size_t>(0, sizeof kInteresting - 2)(rng)]);
         break;
       case 3: {  // delete a run
         const std::size_t from = at(rng);
@@ -47,13 +50,14 @@ std::string mutate(const std::string& original, Rng& rng) {
         break;
       case 5: {  // duplicate a slice somewhere else
         const std::size_t from = at(rng);
-        const std::string slice = text.substr(from, std::uniform_int_distribution<std::size_t>(1, 64)(rng));
+        const std::string slice =
+            text.substr(from, std::uniform_int_distribution<std::size_t>(1, 64)(rng));
         text.insert(at(rng), slice);
         break;
       }
       case 6: {  // a number somewhere becomes extreme
-        static const char* extremes[] = {"1e400", "-1", "1e30", "NaN", "-0", "9223372036854775808",
-                                         "1.5", "null", "true", "\"\"", "[]", "{}"};
+        static const char* extremes[] = {"1e400", "-1",   "1e30", "NaN",  "-0", "9223372036854775808",
+                                         "1.5",   "null", "true", "\"\"", "[]", "{}"};
         const std::size_t from = text.find_first_of("0123456789", at(rng));
         if (from == std::string::npos) break;
         const std::size_t to = text.find_first_not_of("0123456789.e+-", from);

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
-#include <tuple>
 #include <map>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "dnnplace/generator.hpp"
@@ -257,8 +257,8 @@ TEST(Generator, CnnBlocksJoinAShortcutAtAnAdd) {
 
 TEST(Generator, SeriesParallelIdealCountFollowsTheFormula) {
   // ∅, the input alone plus every mix of branch prefixes per block, each join.
-  for (auto [blocks, width, length] : {std::tuple{1, 2, 2}, std::tuple{2, 3, 1},
-                                       std::tuple{1, 3, 3}, std::tuple{3, 2, 2}}) {
+  for (auto [blocks, width, length] :
+       {std::tuple{1, 2, 2}, std::tuple{2, 3, 1}, std::tuple{1, 3, 3}, std::tuple{3, 2, 2}}) {
     GeneratorOptions options = optionsFor(GraphShape::SeriesParallel, blocks, width, false);
     options.chainLength = length;
     Workload w = generateWorkload(options);
@@ -330,8 +330,7 @@ TEST(Generator, UnsupportedNodesOnlyWhenAsked) {
   EXPECT_LT(unsupported, w.numNodes() / 2);
   options.unsupportedFraction = 1;
   Workload all = generateWorkload(options);
-  for (const Node& node : all.graph().nodes)
-    EXPECT_EQ(node.supportedOnFpga, node.fpgaLatency == 0);
+  for (const Node& node : all.graph().nodes) EXPECT_EQ(node.supportedOnFpga, node.fpgaLatency == 0);
 }
 
 TEST(Generator, RejectsOptionsOutOfRange) {
@@ -403,9 +402,10 @@ TEST(Generator, CliRejectsBadOptionsWithExitTwo) {
 
 TEST(Generator, CliWritesTheSameWorkload) {
   auto path = testing::tempPath(".json");
-  auto result = testing::runCli("generate transformer --blocks 2 --width 2 --training --seed 5 "
-                                "--accelerators 3 --cpus 2 --memory 8e9 --out '" +
-                                path.string() + "'");
+  auto result = testing::runCli(
+      "generate transformer --blocks 2 --width 2 --training --seed 5 "
+      "--accelerators 3 --cpus 2 --memory 8e9 --out '" +
+      path.string() + "'");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   std::string error;
   auto text = readFile(path.string(), &error);
@@ -434,16 +434,16 @@ TEST(Generator, BundledExamplesMatchTheirCommands) {
     ASSERT_NE(outAt, std::string::npos) << line;
     const std::string file = line.substr(outAt + std::string(" --out examples/").size());
     const auto path = testing::tempPath(".json");
-    auto result = testing::runCli(line.substr(std::string("dnnplace ").size(), outAt - 9) +
-                                  " --out '" + path.string() + "'");
+    auto result = testing::runCli(line.substr(std::string("dnnplace ").size(), outAt - 9) + " --out '" +
+                                  path.string() + "'");
     ASSERT_EQ(result.exitCode, 0) << line << "\n" << result.err;
     auto fresh = readFile(path.string(), &error);
     std::filesystem::remove(path);
     ASSERT_TRUE(fresh) << error;
     auto bundled = readFile((examples / file).string(), &error);
     ASSERT_TRUE(bundled) << error;
-    EXPECT_TRUE(*fresh == *bundled) << "examples/" << file
-                                    << " is stale: regenerate it with the command in examples/README.md";
+    EXPECT_TRUE(*fresh == *bundled)
+        << "examples/" << file << " is stale: regenerate it with the command in examples/README.md";
     ++checked;
   }
   EXPECT_EQ(checked, 4) << "examples/README.md should list four generate commands";

@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "dnnplace/generator.hpp"
 #include "bounds/latency_bound.hpp"
-#include "milp/milp.hpp"
+#include "dnnplace/generator.hpp"
 #include "dnnplace/solver.hpp"
+#include "milp/milp.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {
@@ -80,7 +80,8 @@ Workload randomWorkload(std::mt19937_64& rng, const TinyOptions& options) {
         }
       if (chance(0.3)) addNode(true, std::nullopt);  // an orphan
       for (const RawEdge& e : std::vector<RawEdge>(edges)) {
-        const int i = static_cast<int>((e.sourceId - 100) / 7), j = static_cast<int>((e.destId - 100) / 7);
+        const int i = static_cast<int>((e.sourceId - 100) / 7),
+                  j = static_cast<int>((e.destId - 100) / 7);
         if (twin[i] >= 0 && twin[j] >= 0) edges.push_back({nodes[twin[j]].id, nodes[twin[i]].id, 0});
       }
       for (int i = 0; i < forward; ++i)
@@ -162,7 +163,8 @@ ThroughputTruth bruteForceThroughput(const Workload& w, bool diffMaxima) {
     std::vector<double> fw(devices, 0), bw(devices, 0);
     for (NodeIndex v = 0; v < w.numNodes(); ++v) {
       const int d = deviceOf[v];
-      (w.graph().nodes[v].isBackward ? bw : fw)[d] += d < k ? w.graph().nodes[v].fpgaLatency : w.graph().nodes[v].cpuLatency;
+      (w.graph().nodes[v].isBackward ? bw : fw)[d] += d < k ? w.graph().nodes[v].fpgaLatency
+                                                            : w.graph().nodes[v].cpuLatency;
     }
     for (int a = 0; a < k; ++a)
       for (NodeIndex u = 0; u < w.numNodes(); ++u) {
@@ -228,14 +230,17 @@ double bruteLatency(const Workload& w, const std::vector<int>& deviceOf, int k, 
   std::vector<double> duration(tasks, 0);
   std::vector<std::set<int>> preds(tasks);
   for (NodeIndex v = 0; v < n; ++v)
-    duration[task[v]] += deviceOf[v] < k ? w.graph().nodes[v].fpgaLatency : w.graph().nodes[v].cpuLatency;
+    duration[task[v]] += deviceOf[v] < k ? w.graph().nodes[v].fpgaLatency
+                                         : w.graph().nodes[v].cpuLatency;
   std::vector<std::set<NodeIndex>> paid(tasks);
   for (const Edge& e : w.graph().edges) {
     const int tu = task[e.source], tx = task[e.dest];
     if (tu == tx) continue;
     preds[tx].insert(tu);
-    if (deviceOf[e.source] < k && paid[tu].insert(e.source).second) duration[tu] += w.graph().outCost[e.source];
-    if (deviceOf[e.dest] < k && paid[tx].insert(e.source).second) duration[tx] += w.graph().outCost[e.source];
+    if (deviceOf[e.source] < k && paid[tu].insert(e.source).second)
+      duration[tu] += w.graph().outCost[e.source];
+    if (deviceOf[e.dest] < k && paid[tx].insert(e.source).second)
+      duration[tx] += w.graph().outCost[e.source];
   }
   for (const auto& [key, t] : taskOfPiece) {
     auto previous = taskOfPiece.find({key.first, key.second - 1});
@@ -289,8 +294,7 @@ void expectMatches(const SolveOutcome& outcome, double truth, const std::string&
   }
   ASSERT_EQ(outcome.status, SolveStatus::Optimal) << what << ": " << outcome.message;
   EXPECT_TRUE(sameObjective(outcome.objective, truth))
-      << what << ": milp " << outcome.objective << ", brute force " << truth << "; "
-      << outcome.message;
+      << what << ": milp " << outcome.objective << ", brute force " << truth << "; " << outcome.message;
   EXPECT_LE(outcome.lowerBound, outcome.objective * (1 + 1e-9)) << what;
   EXPECT_GE(outcome.lowerBound, truth * (1 - 1e-6)) << what << ": optimal but bound is loose";
 }
@@ -396,14 +400,15 @@ TEST(LatencyBound, NeverAboveTheBruteForceOptimum) {
 Workload memoryBoundChain(int layers) {
   std::string nodes, edges;
   for (int i = 1; i <= layers; ++i) {
-    nodes += std::string(i > 1 ? "," : "") + R"({"id": )" + std::to_string(i) +
-             R"(, "fpgaLatency": 1, "cpuLatency": 100, "size": 4, "supportedOnFpga": true, "isBackwardNode": false})";
+    nodes +=
+        std::string(i > 1 ? "," : "") + R"({"id": )" + std::to_string(i) +
+        R"(, "fpgaLatency": 1, "cpuLatency": 100, "size": 4, "supportedOnFpga": true, "isBackwardNode": false})";
     if (i > 1)
       edges += std::string(i > 2 ? "," : "") + R"({"sourceId": )" + std::to_string(i - 1) +
                R"(, "destId": )" + std::to_string(i) + R"(, "cost": 0.5})";
   }
-  return testing::parseOrDie(R"({"maxSizePerFPGA": 9, "maxFPGAs": 3, "maxCPUs": 1, "nodes": [)" + nodes +
-                             R"(], "edges": [)" + edges + "]}");
+  return testing::parseOrDie(R"({"maxSizePerFPGA": 9, "maxFPGAs": 3, "maxCPUs": 1, "nodes": [)" +
+                             nodes + R"(], "edges": [)" + edges + "]}");
 }
 
 // Hand-checked on six layers: two boundaries are forced, each paying the
@@ -442,7 +447,8 @@ TEST(MilpOptions, AHugeAcceleratorCountSolvesLikeTheClassCount) {
   }
   auto machine = [&](int accelerators) {
     return testing::parseOrDie(R"({"maxSizePerFPGA": 13, "maxFPGAs": )" + std::to_string(accelerators) +
-                               R"(, "maxCPUs": 2, "nodes": [)" + nodes + R"(], "edges": [)" + edges + "]}");
+                               R"(, "maxCPUs": 2, "nodes": [)" + nodes + R"(], "edges": [)" + edges +
+                               "]}");
   };
   const Workload huge = machine(1 << 20), few = machine(5);
   for (Objective objective : {Objective::Throughput, Objective::Latency}) {
@@ -468,8 +474,9 @@ TEST(LatencyBound, PastItsDeadlineTheSplitPathIsGivenUp) {
   const LatencyLowerBound full = latencyLowerBound(w, acceleratorAllowed(w), true, 1);
   EXPECT_DOUBLE_EQ(full.computePath, 200);
   EXPECT_GT(full.splitPath, full.computePath);
-  const LatencyLowerBound late = latencyLowerBound(w, acceleratorAllowed(w), true, 1,
-                                                   std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  const LatencyLowerBound late =
+      latencyLowerBound(w, acceleratorAllowed(w), true, 1,
+                        std::chrono::steady_clock::now() - std::chrono::seconds(1));
   EXPECT_DOUBLE_EQ(late.computePath, 200);
   EXPECT_DOUBLE_EQ(late.splitPath, late.computePath);
   EXPECT_DOUBLE_EQ(late.value(), 200);
@@ -479,7 +486,8 @@ TEST(LatencyBound, PastItsDeadlineTheSplitPathIsGivenUp) {
 // and c together needs two subgraphs (a, then c after b returns).
 /// A chain 1 → 2 → 3 whose middle node cannot run on an accelerator.
 Workload reentryChain(int maxCpus) {
-  return testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": )" + std::to_string(maxCpus) + R"(,
+  return testing::parseOrDie(R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": )" +
+                             std::to_string(maxCpus) + R"(,
     "nodes": [
       {"id": 1, "supportedOnFpga": true,  "cpuLatency": 10, "fpgaLatency": 1, "isBackwardNode": false},
       {"id": 2, "supportedOnFpga": false, "cpuLatency": 2,  "fpgaLatency": 1, "isBackwardNode": false},

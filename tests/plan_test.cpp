@@ -24,7 +24,8 @@ TEST(Plan, ExpertSplitPlacesBackwardNodesWithTheirClass) {
   Workload w = testing::parseOrDie(kTraining);
   std::string error;
   auto file = parsePlan(R"({"maxLoad": -1, "fpgas": [{"load": -1, "nodes": [1]}, {"nodes": [2.0]}],
-                            "cpus": [{"load": 0.0, "nodes": []}]})", "e.json", &error);
+                            "cpus": [{"load": 0.0, "nodes": []}]})",
+                        "e.json", &error);
   ASSERT_TRUE(file) << error;
   std::vector<std::string> problems;
   Placement p = resolvePlan(w, *file, &problems);
@@ -41,7 +42,8 @@ TEST(Plan, ANodeListedManyTimesIsOneLine) {
   std::string error;
   std::string many;
   for (int i = 0; i < 1000; ++i) many += ", 1";
-  auto file = parsePlan(R"({"fpgas": [{"nodes": [1, 2)" + many + R"(]}, {"nodes": [1]}], "cpus": [{"nodes": [2, 1]}]})",
+  auto file = parsePlan(R"({"fpgas": [{"nodes": [1, 2)" + many +
+                            R"(]}, {"nodes": [1]}], "cpus": [{"nodes": [2, 1]}]})",
                         "e.json", &error);
   ASSERT_TRUE(file) << error;
   std::vector<std::string> problems;
@@ -64,7 +66,8 @@ TEST(Plan, ANodeListedManyTimesIsOneLine) {
   problems.clear();
   resolvePlan(w, *file, &problems);
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0], "node 1 is listed 6 times (fpgas[0], fpgas[1], fpgas[2], fpgas[3] and 2 more devices)");
+  EXPECT_EQ(problems[0],
+            "node 1 is listed 6 times (fpgas[0], fpgas[1], fpgas[2], fpgas[3] and 2 more devices)");
 }
 
 TEST(Plan, UnknownAndRepeatedIdsAreReported) {

@@ -33,7 +33,8 @@ std::pair<Workload, Placement> loadExpert(const std::filesystem::path& shared,
                                           const std::string& workload, const nlohmann::json& figures) {
   Workload w = load(shared / "workloads" / workload);
   std::string error;
-  auto file = loadPlan((shared / "workloads" / figures["expert_split"].get<std::string>()).string(), &error);
+  auto file =
+      loadPlan((shared / "workloads" / figures["expert_split"].get<std::string>()).string(), &error);
   if (!file) {
     ADD_FAILURE() << error;
     return {std::move(w), Placement{}};
@@ -58,7 +59,8 @@ TEST(SharedWorkloads, ExpertSplitsReproduceReferenceMaxLoad) {
     EXPECT_LE(relative(e.objective, reference), 1e-6) << e.objective << " vs " << reference;
     // The same split through `solve --method expert --plan`.
     SolveOptions options;
-    options.expertPlanPath = (shared / "workloads" / figures["expert_split"].get<std::string>()).string();
+    options.expertPlanPath =
+        (shared / "workloads" / figures["expert_split"].get<std::string>()).string();
     const SolveOutcome outcome = solve(w, "expert", options);
     ASSERT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
     EXPECT_LE(relative(outcome.objective, reference), 1e-6) << outcome.objective << " vs " << reference;
@@ -78,7 +80,8 @@ TEST(SharedWorkloads, ExpertMethodNeedsAPlanOfTheSameGraph) {
   wrongPlan.expertPlanPath = (shared / "workloads" / "experts" / "gnmt_inference_expert.json").string();
   const SolveOutcome mismatched = solve(w, "expert", wrongPlan);
   EXPECT_EQ(mismatched.status, SolveStatus::Infeasible) << mismatched.message;
-  EXPECT_NE(mismatched.message.find("is not a feasible plan for"), std::string::npos) << mismatched.message;
+  EXPECT_NE(mismatched.message.find("is not a feasible plan for"), std::string::npos)
+      << mismatched.message;
 }
 
 TEST(SharedWorkloads, ExpertSplitsReproduceReferenceLatency) {

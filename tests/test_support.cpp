@@ -20,7 +20,8 @@ std::optional<std::filesystem::path> sharedDir(std::string* why) {
   if (!std::filesystem::is_directory(dir / "workloads") ||
       !std::filesystem::is_directory(dir / "expected")) {
     *why = "shared data not found at " + dir.string() +
-           " (set DNNPLACE_SHARED or -DDNNPLACE_SHARED_DIR to the folder holding workloads/ and expected/)";
+           " (set DNNPLACE_SHARED or -DDNNPLACE_SHARED_DIR to the folder holding workloads/ and "
+           "expected/)";
     return std::nullopt;
   }
   return dir;
@@ -72,7 +73,8 @@ Workload parseOrDie(const std::string& json) {
 
 int forEachExpectedWorkload(
     const std::filesystem::path& shared, const std::string& file, const ExpectedEntryFilter& select,
-    const std::function<void(const std::string& key, const nlohmann::json& entry, const Workload&)>& visit) {
+    const std::function<void(const std::string& key, const nlohmann::json& entry, const Workload&)>&
+        visit) {
   std::ifstream in(shared / "expected" / file);
   const auto expected = nlohmann::json::parse(in);
   int visited = 0;
@@ -91,7 +93,8 @@ int forEachExpectedWorkload(
 
 std::vector<Workload> generatedShapes(GeneratorOptions base) {
   std::vector<Workload> workloads;
-  for (GraphShape shape : {GraphShape::Chain, GraphShape::Transformer, GraphShape::Cnn, GraphShape::SeriesParallel})
+  for (GraphShape shape :
+       {GraphShape::Chain, GraphShape::Transformer, GraphShape::Cnn, GraphShape::SeriesParallel})
     for (bool training : {false, true}) {
       base.shape = shape;
       base.training = training;
@@ -100,7 +103,8 @@ std::vector<Workload> generatedShapes(GeneratorOptions base) {
   return workloads;
 }
 
-std::map<std::string, std::pair<unsigned long, unsigned long>> executableFunctions(const std::string& executable) {
+std::map<std::string, std::pair<unsigned long, unsigned long>> executableFunctions(
+    const std::string& executable) {
   std::map<std::string, std::pair<unsigned long, unsigned long>> functions;
   const std::string command = "nm -P -S --defined-only '" + executable + "' 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
@@ -112,7 +116,8 @@ std::map<std::string, std::pair<unsigned long, unsigned long>> executableFunctio
     char name[8000];
     if (std::sscanf(line, "%7999s %c %lx %lx", name, &type, &address, &size) != 4) continue;
     // i: the C library's functions chosen at start-up for the processor (memcpy, strlen).
-    if (type == 't' || type == 'T' || type == 'w' || type == 'W' || type == 'i') functions[name] = {address, size};
+    if (type == 't' || type == 'T' || type == 'w' || type == 'W' || type == 'i')
+      functions[name] = {address, size};
   }
   pclose(pipe);
   return functions;

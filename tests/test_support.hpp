@@ -22,10 +22,10 @@ namespace dnnplace::testing {
 std::optional<std::filesystem::path> sharedDir(std::string* why);
 
 /// Skips the current test, saying why, when the shared data is absent.
-#define DNNPLACE_REQUIRE_SHARED(var)                                   \
-  std::string var##_why;                                               \
-  auto var##_opt = ::dnnplace::testing::sharedDir(&var##_why);         \
-  if (!var##_opt) GTEST_SKIP() << var##_why;                           \
+#define DNNPLACE_REQUIRE_SHARED(var)                           \
+  std::string var##_why;                                       \
+  auto var##_opt = ::dnnplace::testing::sharedDir(&var##_why); \
+  if (!var##_opt) GTEST_SKIP() << var##_why;                   \
   const std::filesystem::path var = *var##_opt
 
 struct CommandResult {
@@ -51,12 +51,14 @@ std::filesystem::path writeTemp(const std::string& text, const std::string& suff
 using ExpectedEntryFilter = std::function<bool(const std::string& key, const nlohmann::json& entry)>;
 int forEachExpectedWorkload(
     const std::filesystem::path& shared, const std::string& file, const ExpectedEntryFilter& select,
-    const std::function<void(const std::string& key, const nlohmann::json& entry, const Workload&)>& visit);
+    const std::function<void(const std::string& key, const nlohmann::json& entry, const Workload&)>&
+        visit);
 
 /// Defined functions of an executable: name -> (address, size), from nm's
 /// POSIX format ("name type address size"; symbols without a size are left
 /// out). Empty if nm cannot read it.
-std::map<std::string, std::pair<unsigned long, unsigned long>> executableFunctions(const std::string& executable);
+std::map<std::string, std::pair<unsigned long, unsigned long>> executableFunctions(
+    const std::string& executable);
 
 /// Every shape the generator makes, for inference and for training, on top of
 /// `base` (its shape and training fields are overwritten).

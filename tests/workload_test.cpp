@@ -60,31 +60,39 @@ TEST(Workload, PlainAndOtherSpellingsReadTheSame) {
   int checked = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int n = 2 + static_cast<int>(random() % 12);
-    const auto amount = [&] { return random() % 2 ? std::to_string(random() % 1000) : std::to_string(random() % 100000) + "." + std::to_string(random() % 1000); };
-    const auto flag = [&] { return std::string(random() % 2 ? (random() % 2 ? "true" : "false") : (random() % 2 ? "1" : "0")); };
+    const auto amount = [&] {
+      return random() % 2 ? std::to_string(random() % 1000)
+                          : std::to_string(random() % 100000) + "." + std::to_string(random() % 1000);
+    };
+    const auto flag = [&] {
+      return std::string(random() % 2 ? (random() % 2 ? "true" : "false") : (random() % 2 ? "1" : "0"));
+    };
     std::string nodes[2], edges[2];
     for (int v = 0; v < n; ++v) {
       std::string fields = R"(, "supportedOnFpga": )" + flag() + R"(, "cpuLatency": )" + amount() +
                            R"(, "fpgaLatency": )" + amount() + R"(, "isBackwardNode": false)";
-      if (random() % 2) fields += R"(, "colorClass": )" + std::to_string(static_cast<int>(random() % 5) - 1);
+      if (random() % 2)
+        fields += R"(, "colorClass": )" + std::to_string(static_cast<int>(random() % 5) - 1);
       if (random() % 2) fields += R"(, "size": )" + amount();
       if (random() % 2) fields += R"(, "name": "op)" + std::to_string(v) + R"(_with_a_long_name")";
       if (random() % 4 == 0) fields += R"(, "extra": [1, {"x": 2}])";
       const std::string id = std::to_string(10 * v + 3);
       for (int form = 0; form < 2; ++form)
-        nodes[form] += std::string(v ? ", " : "") + R"({"id": )" + id + (form ? ".0" : "") + fields + "}";
+        nodes[form] += std::string(v ? ", " : "") + R"({"id": )" + id + (form ? ".0" : "") + fields +
+                       "}";
     }
     for (int v = 1; v < n; ++v) {
       const int u = static_cast<int>(random() % v);
       const std::string cost = std::to_string(u) + ".5";  // all edges leaving u carry the same cost
       for (int form = 0; form < 2; ++form)
-        edges[form] += std::string(v > 1 ? ", " : "") + R"({"sourceId": )" + std::to_string(10 * u + 3) +
-                       (form ? ".0" : "") + R"(, "destId": )" + std::to_string(10 * v + 3) + R"(, "cost": )" + cost + "}";
+        edges[form] += std::string(v > 1 ? ", " : "") + R"({"sourceId": )" +
+                       std::to_string(10 * u + 3) + (form ? ".0" : "") + R"(, "destId": )" +
+                       std::to_string(10 * v + 3) + R"(, "cost": )" + cost + "}";
     }
     std::optional<Workload> read[2];
     for (int form = 0; form < 2; ++form) {
-      const std::string text = R"({"maxSizePerFPGA": 1e12, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [)" + nodes[form] +
-                               R"(], "edges": [)" + edges[form] + "]}";
+      const std::string text = R"({"maxSizePerFPGA": 1e12, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [)" +
+                               nodes[form] + R"(], "edges": [)" + edges[form] + "]}";
       std::string error;
       read[form] = parseWorkload(text, "w.json", &error);
       ASSERT_TRUE(read[form].has_value()) << error << "\n" << text;
@@ -127,11 +135,13 @@ TEST(Workload, ErrorsNameFileElementAndField) {
   std::string error;
   EXPECT_FALSE(parseWorkload(R"({"maxSizePerFPGA": 1, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
       {"id": 7, "supportedOnFpga": 1, "cpuLatency": -1, "fpgaLatency": 0, "isBackwardNode": 0}],
-      "edges": []})", "m.json", &error));
+      "edges": []})",
+                             "m.json", &error));
   EXPECT_EQ(error, "m.json: node #0 (id 7): cpuLatency must be a finite number >= 0, got -1");
   EXPECT_FALSE(parseWorkload(R"({"maxSizePerFPGA": 1, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [
       {"id": 5, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0, "isBackwardNode": 0}],
-      "edges": [{"sourceId": 5, "destId": 9, "cost": 0}]})", "m.json", &error));
+      "edges": [{"sourceId": 5, "destId": 9, "cost": 0}]})",
+                             "m.json", &error));
   EXPECT_EQ(error, "m.json: edge #0 (5 -> 9): destId 9 is not a node id");
   EXPECT_FALSE(parseWorkload(R"({"maxFPGAs": 1})", "m.json", &error));
   EXPECT_EQ(error, "m.json: maxSizePerFPGA is missing");
@@ -144,7 +154,8 @@ TEST(Workload, ReportsACycleByItsNodes) {
       {"id": 2, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0, "isBackwardNode": 0},
       {"id": 3, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 0, "isBackwardNode": 0}],
       "edges": [{"sourceId": 1, "destId": 2, "cost": 0}, {"sourceId": 2, "destId": 3, "cost": 0},
-                {"sourceId": 3, "destId": 2, "cost": 0}]})", "c.json", &error));
+                {"sourceId": 3, "destId": 2, "cost": 0}]})",
+                             "c.json", &error));
   EXPECT_EQ(error, "c.json: the graph has a directed cycle through node ids 2 -> 3 -> 2");
 }
 
@@ -155,7 +166,8 @@ std::string chainWorkloadText(int n) {
     text += std::string(i ? "," : "") + R"({"id": )" + std::to_string(i) +
             R"(, "name": "a long operator name, past any small-string buffer )" + std::to_string(i) +
             R"(", "supportedOnFpga": 1, "cpuLatency": )" + std::to_string(i % 7) +
-            R"(, "fpgaLatency": 0.5, "isBackwardNode": 0, "colorClass": )" + std::to_string(i / 2) + "}";
+            R"(, "fpgaLatency": 0.5, "isBackwardNode": 0, "colorClass": )" + std::to_string(i / 2) +
+            "}";
   text += R"(], "edges": [)";
   for (int i = 0; i + 1 < n; ++i)
     text += std::string(i ? "," : "") + R"({"sourceId": )" + std::to_string(i) + R"(, "destId": )" +
@@ -176,7 +188,8 @@ TEST(Workload, LargeDocumentsParseWholeInParallelAndAfterErrors) {
   auto check = [&](const Workload& w) {
     ASSERT_EQ(w.numNodes(), n);
     EXPECT_EQ(w.graph().numClasses, n / 2);
-    EXPECT_EQ(w.graph().nodes[n - 1].name, "a long operator name, past any small-string buffer " + std::to_string(n - 1));
+    EXPECT_EQ(w.graph().nodes[n - 1].name,
+              "a long operator name, past any small-string buffer " + std::to_string(n - 1));
     EXPECT_DOUBLE_EQ(w.graph().nodes[n - 2].cpuLatency, (n - 2) % 7);
     EXPECT_EQ(w.graph().edges.size(), static_cast<std::size_t>(n - 1));
   };
@@ -221,7 +234,8 @@ TEST(Workload, ReadsFilesAndPipesWhole) {
   EXPECT_EQ(*fromPipe, text);
 
   EXPECT_FALSE(readFile((file.parent_path() / "no such file.json").string(), &error));
-  EXPECT_NE(error.find("no such file.json: cannot open: No such file or directory"), std::string::npos) << error;
+  EXPECT_NE(error.find("no such file.json: cannot open: No such file or directory"), std::string::npos)
+      << error;
   EXPECT_FALSE(readFile(file.parent_path().string(), &error));
   EXPECT_NE(error.find(": cannot read: it is a directory"), std::string::npos) << error;
   // Opens, but its first bytes are not mapped: the read itself fails.

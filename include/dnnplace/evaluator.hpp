@@ -15,29 +15,29 @@ enum class Objective { Throughput, Latency };
 
 struct EvaluateOptions {
   Objective objective = Objective::Throughput;
-  bool diffMaxima = false;          ///< throughput: max FW + max BW (docs/model.md §3)
-  int q = 1;                        ///< latency: contiguous subgraphs per accelerator
-  bool requireContiguous = false;   ///< flag non-contiguous placements (docs/model.md §4)
+  bool diffMaxima = false;         ///< throughput: max FW + max BW (docs/model.md §3)
+  int q = 1;                       ///< latency: contiguous subgraphs per accelerator
+  bool requireContiguous = false;  ///< flag non-contiguous placements (docs/model.md §4)
 };
 
 struct DeviceReport {
   bool accelerator = true;
-  int index = 0;            ///< accelerator or CPU-core number
+  int index = 0;  ///< accelerator or CPU-core number
   int numNodes = 0;
-  double load = 0;          ///< throughput: per-sample time on this device
-  double forwardLoad = 0;   ///< part of load due to forward nodes (comm: the sender)
+  double load = 0;         ///< throughput: per-sample time on this device
+  double forwardLoad = 0;  ///< part of load due to forward nodes (comm: the sender)
   double backwardLoad = 0;
-  double memory = 0;        ///< bytes (accelerators)
-  int pieces = 0;           ///< latency: contiguous subgraphs run one after another
-  double finish = 0;        ///< latency: when its last node finishes
+  double memory = 0;  ///< bytes (accelerators)
+  int pieces = 0;     ///< latency: contiguous subgraphs run one after another
+  double finish = 0;  ///< latency: when its last node finishes
 };
 
 struct Evaluation {
   bool feasible = true;
-  double objective = 0;     ///< max-load, max FW + max BW, or latency
+  double objective = 0;  ///< max-load, max FW + max BW, or latency
   std::vector<std::string> violations;
   std::vector<DeviceReport> devices;  ///< one per non-empty device of the placement
-  bool contiguous = true;   ///< docs/model.md §4 (forward block graph acyclic)
+  bool contiguous = true;             ///< docs/model.md §4 (forward block graph acyclic)
 };
 
 /// Evaluates `placement` for `workload`. Violations are listed, never thrown.

@@ -23,9 +23,9 @@ enum class GraphShape {
 
 struct GeneratorOptions {
   GraphShape shape = GraphShape::Chain;
-  int blocks = 4;        ///< layers (chain) or blocks (others)
-  int width = 4;         ///< attention heads / parallel branches (unused by chain and cnn)
-  bool training = false; ///< add backward twins sharing color classes
+  int blocks = 4;         ///< layers (chain) or blocks (others)
+  int width = 4;          ///< attention heads / parallel branches (unused by chain and cnn)
+  bool training = false;  ///< add backward twins sharing color classes
   std::uint64_t seed = 1;
   int accelerators = 4;
   int cpus = 1;

@@ -23,8 +23,8 @@ struct Node {
   double fpgaLatency = 0;
   bool isBackward = false;
   std::optional<std::int64_t> colorClass;  ///< absent: the node is alone in its class
-  double size = 0;                          ///< bytes on an accelerator
-  std::string name;                         ///< optional label from the input
+  double size = 0;                         ///< bytes on an accelerator
+  std::string name;                        ///< optional label from the input
 };
 
 /// An edge as written in the input, endpoints given by node id.
@@ -47,8 +47,8 @@ class Workload;
 class Graph {
  public:
   std::vector<Node> nodes;
-  std::vector<Edge> edges;       ///< distinct (source, dest) pairs, first-occurrence order
-  std::vector<double> outCost;   ///< per node: cost of its outgoing edges, 0 without any
+  std::vector<Edge> edges;            ///< distinct (source, dest) pairs, first-occurrence order
+  std::vector<double> outCost;        ///< per node: cost of its outgoing edges, 0 without any
   std::vector<std::int32_t> classOf;  ///< dense color-class index per node
   int numClasses = 0;
   std::vector<NodeIndex> topologicalOrder;  ///< of all nodes (forward and backward)
@@ -70,8 +70,7 @@ class Graph {
  private:
   friend std::optional<Workload> buildWorkload(std::string name, Machine machine,
                                                std::vector<Node> nodes,
-                                               const std::vector<RawEdge>& edges,
-                                               std::string* error);
+                                               const std::vector<RawEdge>& edges, std::string* error);
   std::vector<std::int32_t> succStart_, succ_, predStart_, pred_;
   std::vector<std::int32_t> classStart_, classNodes_;
   std::unordered_map<std::int64_t, NodeIndex> indexOfId_;

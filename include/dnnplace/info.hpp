@@ -14,7 +14,7 @@ struct WorkloadStatistics {
   int forwardNodes = 0, backwardNodes = 0;
   std::size_t edges = 0;
   int colorClasses = 0;
-  int orphanBackwardNodes = 0;  ///< backward nodes whose class has no forward node
+  int orphanBackwardNodes = 0;              ///< backward nodes whose class has no forward node
   double acceleratorWork = 0, cpuWork = 0;  ///< sums of the nodes' latencies
   double memory = 0;                        ///< bytes, summed over the nodes
   double maxLoadLowerBound = 0;             ///< trivialThroughputLowerBound
@@ -29,7 +29,8 @@ struct WorkloadStatistics {
 /// maxIdeals == 0: no cap on the count; it stops after timeLimitSeconds
 /// (or once *interrupt is set).
 WorkloadStatistics workloadStatistics(const Workload& workload, std::uint64_t maxIdeals,
-                                      double timeLimitSeconds, const std::atomic<bool>* interrupt = nullptr);
+                                      double timeLimitSeconds,
+                                      const std::atomic<bool>* interrupt = nullptr);
 
 /// The statistics as aligned "name: value" lines.
 std::string statisticsToText(const Workload& workload, const WorkloadStatistics& statistics);

@@ -33,8 +33,7 @@ struct PlanFile {
 
 /// Parses plan JSON (docs/model.md §6; reference and human-expert splits).
 /// Only `fpgas` and `cpus` are read; other fields are ignored.
-std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name,
-                                  std::string* error);
+std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name, std::string* error);
 std::optional<PlanFile> loadPlan(const std::string& path, std::string* error);
 
 /// Maps a plan file onto a workload. Unknown ids and nodes listed twice are

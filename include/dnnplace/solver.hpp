@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,15 +63,15 @@ struct SolveOptions {
   /// larger ones are read so); lets tests check that path on small graphs.
   bool dpAlwaysFetchAhead = false;
   std::uint64_t seed = 1;
-  int q = 1;                      ///< latency: subgraphs per accelerator
-  bool diffMaxima = false;        ///< throughput: max FW + max BW
+  int q = 1;                                 ///< latency: subgraphs per accelerator
+  bool diffMaxima = false;                   ///< throughput: max FW + max BW
   Contiguity contiguity = Contiguity::None;  ///< MILP throughput
-  double relativeGap = 1e-4;      ///< MILP
-  int restarts = 10;              ///< local search
-  std::uint64_t maxIdeals = 0;    ///< 0: no cap (DP)
-  std::uint64_t memoryLimitBytes = 0;  ///< 0: no cap (DP)
-  std::string expertPlanPath;     ///< method "expert"
-  std::string writeModelPath;     ///< MILP: export .lp/.mps
+  double relativeGap = 1e-4;                 ///< MILP
+  int restarts = 10;                         ///< local search
+  std::uint64_t maxIdeals = 0;               ///< 0: no cap (DP)
+  std::uint64_t memoryLimitBytes = 0;        ///< 0: no cap (DP)
+  std::string expertPlanPath;                ///< method "expert"
+  std::string writeModelPath;                ///< MILP: export .lp/.mps
   /// Receives progress lines (no trailing newline); may be empty.
   std::function<void(const std::string&)> progress;
   /// Set asynchronously (Ctrl-C): stop and return the incumbent.
@@ -89,8 +89,8 @@ template <class Step>
 auto timePhase(std::vector<PhaseTime>* phases, std::string name, Step&& step) {
   const auto start = std::chrono::steady_clock::now();
   auto result = std::forward<Step>(step)();
-  phases->push_back(
-      {std::move(name), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+  phases->push_back({std::move(name),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
   return result;
 }
 
@@ -100,17 +100,19 @@ struct SolveOutcome {
   SolveStatus status = SolveStatus::NoPlan;
   StopReason stop = StopReason::None;
   std::optional<Placement> placement;
-  double objective = 0;    ///< as the evaluator recomputes it
-  double lowerBound = 0;   ///< proven bound on the method's problem (0 if none)
-  double gap = 0;          ///< (objective - lowerBound) / objective when both known
+  double objective = 0;   ///< as the evaluator recomputes it
+  double lowerBound = 0;  ///< proven bound on the method's problem (0 if none)
+  double gap = 0;         ///< (objective - lowerBound) / objective when both known
   double seconds = 0;
-  std::string message;     ///< why infeasible / no solution / error; notes otherwise
-  Evaluation evaluation;   ///< the evaluator's verdict on `placement`
+  std::string message;            ///< why infeasible / no solution / error; notes otherwise
+  Evaluation evaluation;          ///< the evaluator's verdict on `placement`
   std::vector<PhaseTime> phases;  ///< the method's phases, then "verify" (solve() adds it)
 
   bool ok() const { return call == CallStatus::Ok; }
   /// A feasible plan came back (Optimal or Feasible).
-  bool found() const { return ok() && (status == SolveStatus::Optimal || status == SolveStatus::Feasible); }
+  bool found() const {
+    return ok() && (status == SolveStatus::Optimal || status == SolveStatus::Feasible);
+  }
 };
 
 /// The one word reports print for an outcome: the call status when the call
@@ -142,7 +144,9 @@ class OptionSet {
     for (const MethodOption option : options) add(option);
   }
   constexpr void add(MethodOption option) { bits_ |= 1u << static_cast<unsigned>(option); }
-  constexpr bool has(MethodOption option) const { return (bits_ >> static_cast<unsigned>(option) & 1u) != 0; }
+  constexpr bool has(MethodOption option) const {
+    return (bits_ >> static_cast<unsigned>(option) & 1u) != 0;
+  }
 
  private:
   unsigned bits_ = 0;
@@ -154,13 +158,16 @@ struct MethodInfo {
   bool latency;     ///< supports the latency objective
   std::string summary;
   SolverFunction run;
-  bool contiguousPlans = false;  ///< its plans are contiguous (docs/model.md §4): solve() re-checks that too
+  bool contiguousPlans =
+      false;  ///< its plans are contiguous (docs/model.md §4): solve() re-checks that too
   /// Of the options only some methods read (Plan, WriteModel, Contiguity,
   /// Gap, Restarts), those this one reads. Q and DiffMaxima follow the objective.
   OptionSet takes = {};
   bool needsPlan = false;  ///< runs only on a split given with --plan (so compare cannot run it)
 
-  bool supports(Objective objective) const { return objective == Objective::Latency ? latency : throughput; }
+  bool supports(Objective objective) const {
+    return objective == Objective::Latency ? latency : throughput;
+  }
 };
 
 /// Every method the library offers, in display order.
@@ -182,8 +189,7 @@ std::string ignoredOption(const MethodInfo* method, Objective objective, OptionS
 /// the evaluator disagrees with the method about feasibility or objective, if
 /// a method of contiguous plans returns one that is not, or if the method's
 /// lower bound is above its own plan's objective).
-SolveOutcome solve(const Workload& workload, const std::string& method,
-                   const SolveOptions& options);
+SolveOutcome solve(const Workload& workload, const std::string& method, const SolveOptions& options);
 
 /// Now plus the time limit; no deadline when the limit is not a positive
 /// number of seconds below 10^7.

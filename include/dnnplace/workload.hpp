@@ -45,10 +45,8 @@ class Workload {
 /// no self-loops, equal costs per source, acyclic, no backward→forward edge,
 /// finite non-negative numbers) and builds the indexed workload. On failure
 /// returns nullopt and sets *error to one line naming file, element and field.
-std::optional<Workload> buildWorkload(std::string name, Machine machine,
-                                      std::vector<Node> nodes,
-                                      const std::vector<RawEdge>& edges,
-                                      std::string* error);
+std::optional<Workload> buildWorkload(std::string name, Machine machine, std::vector<Node> nodes,
+                                      const std::vector<RawEdge>& edges, std::string* error);
 
 // Reading and writing the workload format (src/io/workload_json.cpp,
 // src/io/read_file.cpp); the rules above are buildWorkload's (src/model/).

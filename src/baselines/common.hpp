@@ -36,12 +36,15 @@ inline Placement allOn(const Workload& w, int device) {
 /// The objective of a one-device plan (docs/model.md §3, §5): one device, or
 /// every CPU node on its own core, so one piece at most.
 inline double oneDeviceObjective(const Workload& w, const Placement& p, const SolveOptions& options) {
-  if (options.objective == Objective::Throughput) return objective::throughputObjective(w, p, options.diffMaxima);
+  if (options.objective == Objective::Throughput)
+    return objective::throughputObjective(w, p, options.diffMaxima);
   return objective::latencyOf(w, p, 1).value();
 }
 
 /// The Infeasible outcome, saying why.
-inline SolveOutcome infeasible(std::string why) { return refusal(SolveStatus::Infeasible, std::move(why)); }
+inline SolveOutcome infeasible(std::string why) {
+  return refusal(SolveStatus::Infeasible, std::move(why));
+}
 
 /// The Infeasible outcome every baseline returns when some class fits no
 /// device, or nullopt when each class fits somewhere on its own.
@@ -60,7 +63,8 @@ inline std::optional<SolveOutcome> unplaceableOutcome(const Workload& workload,
 /// after the original accelerators.
 template <class SolveOn>
 SolveOutcome onAtMostOneDevicePerClass(const Workload& w, const SolveOn& solveOn) {
-  const int enough = std::max(1, w.graph().numClasses);  // an empty graph keeps a device of each kind it has
+  const int enough =
+      std::max(1, w.graph().numClasses);  // an empty graph keeps a device of each kind it has
   const int accelerators = std::min(w.machine.maxFpgas, enough);
   const int cpus = std::min(w.machine.maxCpus, enough);
   if (accelerators == w.machine.maxFpgas && cpus == w.machine.maxCpus) return solveOn(w);

@@ -8,7 +8,8 @@ namespace dnnplace {
 
 SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
   if (options.expertPlanPath.empty())
-    return failedCall(CallStatus::InvalidInput, "method 'expert' needs --plan FILE (a split written by hand)");
+    return failedCall(CallStatus::InvalidInput,
+                      "method 'expert' needs --plan FILE (a split written by hand)");
   std::string error;
   auto file = loadPlan(options.expertPlanPath, &error);
   if (!file) return failedCall(CallStatus::InvalidInput, error);

@@ -102,7 +102,8 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   std::vector<int> indegree(numBlocks, 0);
   for (NodeIndex u = 0; u < workload.numNodes(); ++u)
     for (NodeIndex w : workload.successors(u)) {
-      const int a = blockOfClass[workload.graph().classOf[u]], b = blockOfClass[workload.graph().classOf[w]];
+      const int a = blockOfClass[workload.graph().classOf[u]],
+                b = blockOfClass[workload.graph().classOf[w]];
       if (a == b) continue;
       next[a].push_back(b);
       ++indegree[b];
@@ -143,7 +144,8 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
       openMemory = blockSize[b];
     } else {
       if (machine.maxCpus == 0)
-        return baseline::refusal(SolveStatus::NoPlan, "greedy: the accelerators' memory is used up and maxCPUs is 0");
+        return baseline::refusal(SolveStatus::NoPlan,
+                                 "greedy: the accelerators' memory is used up and maxCPUs is 0");
       device = cpu;
       open = -1;  // a CPU block in between would make the accelerator non-convex
       ++blocksOnCpu;
@@ -154,19 +156,19 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   // Each accelerator holds one convex piece.
   const auto latency = objective::latencyOf(workload, placement, 1);
   if (!latency)  // impossible: runs of a topological order are convex
-    return failedCall(CallStatus::InternalError, "greedy: an accelerator's blocks are not one convex piece");
+    return failedCall(CallStatus::InternalError,
+                      "greedy: an accelerator's blocks are not one convex piece");
   outcome.objective = *latency;
   phases.end("fill");
   // The plan is linear-time; only its bound can be slow (long runs on long paths).
-  outcome.lowerBound =
-      latencyLowerBound(workload, totals.acceleratorAllowed(machine), machine.maxCpus > 0, options.q, deadline.at())
-          .value();
+  outcome.lowerBound = latencyLowerBound(workload, totals.acceleratorAllowed(machine),
+                                         machine.maxCpus > 0, options.q, deadline.at())
+                           .value();
   phases.end("bound");
   outcome.placement = std::move(placement);
   outcome.status = SolveStatus::Feasible;
-  outcome.message = std::to_string(numBlocks) + " inseparable blocks on " +
-                    std::to_string(used) + " accelerators, " + std::to_string(blocksOnCpu) +
-                    " on CPU";
+  outcome.message = std::to_string(numBlocks) + " inseparable blocks on " + std::to_string(used) +
+                    " accelerators, " + std::to_string(blocksOnCpu) + " on CPU";
   return outcome;
 }
 

@@ -51,7 +51,8 @@ class ClassMoveSearch {
     for (NodeIndex u = 0; u < workload_.numNodes(); ++u) {
       if (!isPayer(u)) continue;
       for (int d = 0; d < k; ++d)
-        if (pays(u, crossCount_[static_cast<std::size_t>(u) * k + d])) load_[d] += workload_.graph().outCost[u];
+        if (pays(u, crossCount_[static_cast<std::size_t>(u) * k + d]))
+          load_[d] += workload_.graph().outCost[u];
     }
     refreshSummary();
   }
@@ -218,8 +219,8 @@ class ClassMoveSearch {
     for (int i = affectedStart_[c]; i < affectedStart_[c + 1]; ++i) {
       const NodeIndex u = affectedNode_[i];
       const int count = crossCount_[static_cast<std::size_t>(u) * k + from];
-      delta += workload_.graph().outCost[u] *
-               (static_cast<int>(pays(u, count - affectedCount_[i])) - static_cast<int>(pays(u, count)));
+      delta += workload_.graph().outCost[u] * (static_cast<int>(pays(u, count - affectedCount_[i])) -
+                                               static_cast<int>(pays(u, count)));
     }
     return delta;
   }
@@ -296,9 +297,7 @@ class ClassMoveSearch {
     return 0;
   }
 
-  int leastLoadedCpu(int excluded) const {
-    return cpuLow_[0] != excluded ? cpuLow_[0] : cpuLow_[1];
-  }
+  int leastLoadedCpu(int excluded) const { return cpuLow_[0] != excluded ? cpuLow_[0] : cpuLow_[1]; }
 
   /// Lexicographic (max-load, sum of squares) with a relative tolerance so
   /// rounding noise never counts as progress.
@@ -349,8 +348,7 @@ bool randomStart(const Workload& workload, const ClassTotals& totals, std::mt199
     if (totals.supported[c])
       for (int d = 0; d < machine.maxFpgas; ++d)
         if (fitsMemory(memory[d] + totals.size[c], machine)) candidates.push_back(d);
-    for (int core = 0; core < machine.maxCpus; ++core)
-      candidates.push_back(machine.maxFpgas + core);
+    for (int core = 0; core < machine.maxCpus; ++core) candidates.push_back(machine.maxFpgas + core);
     if (candidates.empty()) return false;
     const int d = candidates[std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng)];
     (*deviceOfClass)[c] = d;
@@ -377,8 +375,8 @@ std::string unsupportedOptions(const SolveOptions& options) {
   return "";
 }
 
-SolveOutcome finish(const Workload& workload, const ClassTotals& totals, const std::vector<int>& deviceOfClass,
-                    std::string message) {
+SolveOutcome finish(const Workload& workload, const ClassTotals& totals,
+                    const std::vector<int>& deviceOfClass, std::string message) {
   SolveOutcome outcome;
   outcome.placement = toPlacement(workload, deviceOfClass);
   // The reported objective is recomputed from scratch, not taken from the
@@ -424,9 +422,10 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
       continue;
     }
     search.assign(start);
-    const bool converged = search.descend(deadline) && search.iterate(rng, stallLimitFor(workload), deadline);
-    const double load =
-        objective::maxOf(objective::deviceLoads(workload, toPlacement(workload, search.deviceOfClass())));
+    const bool converged = search.descend(deadline) &&
+                           search.iterate(rng, stallLimitFor(workload), deadline);
+    const double load = objective::maxOf(
+        objective::deviceLoads(workload, toPlacement(workload, search.deviceOfClass())));
     if (!found || load < bestLoad) {
       found = true;
       best = search.deviceOfClass();
@@ -448,9 +447,11 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
                           : deadline.interrupted() ? StopReason::Interrupt
                                                    : StopReason::TimeLimit;
   if (!found) {
-    SolveOutcome none = baseline::refusal(SolveStatus::NoPlan, "local-search found no memory-feasible random start in " +
-                                                                  std::to_string(failedStarts) +
-                                                                  " attempts (classes are too large for the accelerators' memory)");
+    SolveOutcome none =
+        baseline::refusal(SolveStatus::NoPlan,
+                          "local-search found no memory-feasible random start in " +
+                              std::to_string(failedStarts) +
+                              " attempts (classes are too large for the accelerators' memory)");
     none.stop = stop;
     return none;
   }
@@ -468,8 +469,9 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
 }  // namespace
 
 SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& options) {
-  return baseline::onAtMostOneDevicePerClass(workload,
-                                             [&](const Workload& on) { return solveLocalSearchOn(on, options); });
+  return baseline::onAtMostOneDevicePerClass(workload, [&](const Workload& on) {
+    return solveLocalSearchOn(on, options);
+  });
 }
 
 SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
@@ -479,10 +481,12 @@ SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
   const Machine& machine = workload.machine;
   if (start.numAccelerators != machine.maxFpgas || start.numCpus != machine.maxCpus ||
       start.deviceOf.size() != static_cast<std::size_t>(workload.numNodes()))
-    return failedCall(CallStatus::InvalidInput, "the start placement does not match the workload's machine or node count");
+    return failedCall(CallStatus::InvalidInput,
+                      "the start placement does not match the workload's machine or node count");
   const Evaluation check = evaluate(workload, start, EvaluateOptions{});
   if (!check.feasible)
-    return failedCall(CallStatus::InvalidInput, "the start placement is infeasible: " + check.violations.front());
+    return failedCall(CallStatus::InvalidInput,
+                      "the start placement is infeasible: " + check.violations.front());
   const ClassTotals totals(workload);
   std::vector<int> deviceOfClass(workload.graph().numClasses);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
@@ -491,7 +495,8 @@ SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
   search.assign(deviceOfClass);
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   std::mt19937_64 rng(options.seed);
-  const bool converged = search.descend(deadline) && search.iterate(rng, stallLimitFor(workload), deadline);
+  const bool converged = search.descend(deadline) &&
+                         search.iterate(rng, stallLimitFor(workload), deadline);
   return finish(workload, totals, search.deviceOfClass(),
                 std::to_string(search.moves()) + " moves, " + std::to_string(search.acceptedKicks()) +
                     " accepted kicks" +

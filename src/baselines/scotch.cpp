@@ -27,7 +27,7 @@ using objective::fitsMemory;
 struct ScotchInput {
   std::vector<int> classOfVertex;  ///< vertex → color class
   std::vector<SCOTCH_Num> vertexStart, vertexWeight, adjacency, edgeWeight;
-  double scale = 0;                ///< integer weight per time unit
+  double scale = 0;  ///< integer weight per time unit
 };
 
 ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
@@ -76,7 +76,8 @@ ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
 
   const int n = static_cast<int>(input.classOfVertex.size());
   input.vertexStart.assign(n + 1, 0);
-  for (int v = 0; v < n; ++v) input.vertexWeight.push_back(scaled(totals.acceleratorLatency[input.classOfVertex[v]]));
+  for (int v = 0; v < n; ++v)
+    input.vertexWeight.push_back(scaled(totals.acceleratorLatency[input.classOfVertex[v]]));
   for (const auto& [from, to, weight] : merged) {
     ++input.vertexStart[from + 1];
     input.adjacency.push_back(to);
@@ -138,8 +139,8 @@ std::string partition(ScotchInput& input, int parts, std::uint64_t seed,
 
 /// Moves classes off accelerators over memory (see scotch.hpp).
 /// Returns the number of classes moved, or -1 when some class fits nowhere.
-int repairMemory(const Workload& workload, const ClassTotals& totals,
-                 std::vector<int>* deviceOfClass, std::string* failure) {
+int repairMemory(const Workload& workload, const ClassTotals& totals, std::vector<int>* deviceOfClass,
+                 std::string* failure) {
   const Machine& machine = workload.machine;
   const int k = machine.maxFpgas;
   std::vector<double> memory(k, 0), cpuLoad(machine.maxCpus, 0);
@@ -170,14 +171,15 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
       if (target >= 0) {
         memory[target] += totals.size[c];
       } else if (machine.maxCpus > 0) {
-        const int core = static_cast<int>(std::min_element(cpuLoad.begin(), cpuLoad.end()) - cpuLoad.begin());
+        const int core =
+            static_cast<int>(std::min_element(cpuLoad.begin(), cpuLoad.end()) - cpuLoad.begin());
         cpuLoad[core] += totals.cpuLatency[c];
         target = k + core;
       } else {
-        *failure = "scotch's partition violates accelerator memory: accelerator " +
-                   std::to_string(d) + " needs " + std::to_string(memory[d]) +
-                   " bytes, holds " + std::to_string(machine.maxSizePerFpga) +
-                   ", and no other device has room for " + objective::describeClass(workload, c);
+        *failure = "scotch's partition violates accelerator memory: accelerator " + std::to_string(d) +
+                   " needs " + std::to_string(memory[d]) + " bytes, holds " +
+                   std::to_string(machine.maxSizePerFpga) + ", and no other device has room for " +
+                   objective::describeClass(workload, c);
         return -1;
       }
       memory[d] -= totals.size[c];
@@ -193,7 +195,8 @@ int repairMemory(const Workload& workload, const ClassTotals& totals,
 SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
   if (options.objective != Objective::Throughput || options.diffMaxima)
-    return failedCall(CallStatus::InvalidInput, "scotch reports the throughput max-load only (no --diffmaxima)");
+    return failedCall(CallStatus::InvalidInput,
+                      "scotch reports the throughput max-load only (no --diffmaxima)");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
   PhaseTimes phases(&outcome.phases);
@@ -226,7 +229,8 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
       return failedCall(CallStatus::InternalError, "scotch: " + error);
     for (std::size_t v = 0; v < partOfVertex.size(); ++v) {
       if (partOfVertex[v] < 0 || partOfVertex[v] >= k)
-        return failedCall(CallStatus::InternalError, "scotch returned part " + std::to_string(partOfVertex[v]) +
+        return failedCall(CallStatus::InternalError, "scotch returned part " +
+                                                         std::to_string(partOfVertex[v]) +
                                                          " outside 0.." + std::to_string(k - 1));
       deviceOfClass[input.classOfVertex[v]] = static_cast<int>(partOfVertex[v]);
     }
@@ -238,12 +242,10 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
 
   std::string failure;
   const int moved = repairMemory(workload, totals, &deviceOfClass, &failure);
-  if (moved < 0)
-    return baseline::refusal(SolveStatus::NoPlan, failure);
+  if (moved < 0) return baseline::refusal(SolveStatus::NoPlan, failure);
   phases.end("memory repair");
   if (moved > 0)
-    notes += "; memory repair moved " + std::to_string(moved) +
-             " classes off over-full accelerators";
+    notes += "; memory repair moved " + std::to_string(moved) + " classes off over-full accelerators";
 
   Placement placement;
   placement.numAccelerators = k;

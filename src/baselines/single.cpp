@@ -7,7 +7,8 @@
 namespace dnnplace {
 
 SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions& options) {
-  if (w.machine.maxFpgas == 0) return baseline::infeasible("the machine has no accelerator (maxFPGAs is 0)");
+  if (w.machine.maxFpgas == 0)
+    return baseline::infeasible("the machine has no accelerator (maxFPGAs is 0)");
   double memory = 0;
   std::vector<NodeIndex> unsupported;
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
@@ -15,12 +16,14 @@ SolveOutcome solveSingleAccelerator(const Workload& w, const SolveOptions& optio
     if (!w.graph().nodes[v].supportedOnFpga) unsupported.push_back(v);
   }
   if (!unsupported.empty())
-    return baseline::infeasible("node " + std::to_string(w.graph().nodes[unsupported[0]].id) +
-                      (unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "") +
-                      " cannot run on an accelerator");
+    return baseline::infeasible(
+        "node " + std::to_string(w.graph().nodes[unsupported[0]].id) +
+        (unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "") +
+        " cannot run on an accelerator");
   if (!objective::fitsMemory(memory, w.machine))
-    return baseline::infeasible("the whole graph needs " + formatShortest(memory) + " bytes, one accelerator holds " +
-                      formatShortest(w.machine.maxSizePerFpga));
+    return baseline::infeasible("the whole graph needs " + formatShortest(memory) +
+                                " bytes, one accelerator holds " +
+                                formatShortest(w.machine.maxSizePerFpga));
   SolveOutcome outcome;
   outcome.status = SolveStatus::Feasible;
   outcome.placement = baseline::allOn(w, 0);

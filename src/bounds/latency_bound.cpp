@@ -8,13 +8,16 @@
 
 namespace dnnplace {
 
-LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<char>& acceleratorAllowed,
-                                    bool cpuAllowed, int q, std::chrono::steady_clock::time_point deadline) {
+LatencyLowerBound latencyLowerBound(const Workload& workload,
+                                    const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
+                                    std::chrono::steady_clock::time_point deadline) {
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   LatencyLowerBound bound;
   const int numNodes = workload.numNodes();
   if (numNodes == 0) return bound;
-  auto onAccelerator = [&](NodeIndex v) { return acceleratorAllowed[workload.graph().classOf[v]] != 0; };
+  auto onAccelerator = [&](NodeIndex v) {
+    return acceleratorAllowed[workload.graph().classOf[v]] != 0;
+  };
   auto cheapest = [&](NodeIndex v) {
     const Node& node = workload.graph().nodes[v];
     double best = kInfinity;
@@ -47,8 +50,9 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
 
   // 2. The split path: cost[i][r] = least time until path node i finishes
   // with r accelerator runs so far, node i on a CPU core (cpu) or ending a run (run).
-  const int maxRuns = static_cast<int>(std::min<std::int64_t>(
-      n, static_cast<std::int64_t>(std::max(0, workload.machine.maxFpgas)) * std::max(1, q)));
+  const int maxRuns = static_cast<int>(
+      std::min<std::int64_t>(n, static_cast<std::int64_t>(std::max(0, workload.machine.maxFpgas)) *
+                                    std::max(1, q)));
   const int width = maxRuns + 1;
   std::vector<double> cpu(static_cast<std::size_t>(n) * width, kInfinity);
   std::vector<double> run(static_cast<std::size_t>(n) * width, kInfinity);
@@ -56,7 +60,8 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
     return table[static_cast<std::size_t>(i) * width + r];
   };
   const std::vector<double> classSize = objective::ClassTotals(workload).size;
-  std::vector<int> counted(workload.graph().numClasses, -1);  // == i: the class is in the run ending at i
+  std::vector<int> counted(workload.graph().numClasses,
+                           -1);  // == i: the class is in the run ending at i
   for (int i = 0; i < n; ++i) {
     if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
       bound.splitPath = bound.computePath;
@@ -68,7 +73,8 @@ LatencyLowerBound latencyLowerBound(const Workload& workload, const std::vector<
       const double own = nowhere ? 0 : workload.graph().nodes[v].cpuLatency;
       for (int r = 0; r <= maxRuns; ++r) {
         double before = i == 0 ? (r == 0 ? 0 : kInfinity)
-                               : std::min(at(cpu, i - 1, r), at(run, i - 1, r) + workload.graph().outCost[path[i - 1]]);
+                               : std::min(at(cpu, i - 1, r),
+                                          at(run, i - 1, r) + workload.graph().outCost[path[i - 1]]);
         at(cpu, i, r) = before + own;
       }
     }

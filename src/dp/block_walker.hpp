@@ -21,7 +21,8 @@ namespace dnnplace::dp {
 [[gnu::always_inline]] inline void prefetchLines(const void* data, std::size_t bytes) {
   const auto first = reinterpret_cast<std::uintptr_t>(data) & ~std::uintptr_t{63};
   const auto last = reinterpret_cast<std::uintptr_t>(data) + bytes - 1;
-  for (std::uintptr_t line = first; line <= last; line += 64) __builtin_prefetch(reinterpret_cast<const void*>(line));
+  for (std::uintptr_t line = first; line <= last; line += 64)
+    __builtin_prefetch(reinterpret_cast<const void*>(line));
 }
 
 /// Walks the sub-ideals J of one ideal I depth-first along lattice links,
@@ -78,7 +79,8 @@ class alignas(64) BlockWalker {
     if (markedIdeal_ >= 0 && !links.empty() && markedIdeal_ == links.back().target) {
       const IdealLattice::Link parent = links.back();
       memberStamp_[parent.element] = walkStamp_;
-      for (int i = graph_.incidenceStart[parent.element]; i < graph_.incidenceStart[parent.element + 1]; ++i)
+      for (int i = graph_.incidenceStart[parent.element]; i < graph_.incidenceStart[parent.element + 1];
+           ++i)
         exitStamp_[graph_.incidence[i]] = 0;
       markedIdeal_ = ideal;
       return;
@@ -100,7 +102,8 @@ class alignas(64) BlockWalker {
       const int h = graph_.incidence[i];
       const int total = graph_.hyperStart[h + 1] - graph_.hyperStart[h];
       const int inside = elementsInMarkedIdeal(h);
-      const bool after = inside > 0 && inside < total, before = inside - 1 > 0 && inside - 1 < total;
+      const bool after = inside > 0 && inside < total;
+      const bool before = inside - 1 > 0 && inside - 1 < total;
       change += (after ? graph_.hyperWeight[h] : 0.0) - (before ? graph_.hyperWeight[h] : 0.0);
     }
     return change;
@@ -138,7 +141,8 @@ class alignas(64) BlockWalker {
     unsupported = notOnAccelerator = 0;
     mark(ideal);
     forEachElement(ideal, [&](int v) { add(v); });
-    climb(ideal, grow, visit, stats, [&](int u) { remove(u); }, [&](int u) { add(u); });
+    climb(
+        ideal, grow, visit, stats, [&](int u) { remove(u); }, [&](int u) { add(u); });
     // D is I again: empty it, leaving the hyperedge counters clean.
     forEachElement(ideal, [&](int v) { remove(v); });
   }
@@ -150,7 +154,8 @@ class alignas(64) BlockWalker {
   /// can exceed an accelerator's memory: sizes are not kept, and a block fits
   /// when none of its super-nodes is unsupported (none is too large).
   template <typename Grow, typename Visit>
-  void walkUpFrom(std::int32_t ideal, const Work& whole, const Grow& grow, Visit&& visit, DpStats* stats) {
+  void walkUpFrom(std::int32_t ideal, const Work& whole, const Grow& grow, Visit&& visit,
+                  DpStats* stats) {
     fitAccelerator = whole.acceleratorFit;
     forcedCpu = whole.forcedCpu;
     notOnAccelerator = unsupported = whole.notOnAccelerator;
@@ -224,8 +229,8 @@ class alignas(64) BlockWalker {
         thresholds(&acceleratorLimit, &cpuLimit);
         // Compute, memory and support only grow with D: test before adding.
         const bool fits = acceleratorsExist_ && unsupported == 0 && graph_.supportedOnFpga[v];
-        const bool acceleratorAlive =
-            fits && size + graph_.size[v] <= memory_ && fpga + graph_.fpgaLatency[v] < acceleratorLimit;
+        const bool acceleratorAlive = fits && size + graph_.size[v] <= memory_ &&
+                                      fpga + graph_.fpgaLatency[v] < acceleratorLimit;
         const bool cpuAlive = cpusExist_ && cpu + graph_.cpuLatency[v] < cpuLimit;
         if (!acceleratorAlive && !cpuAlive) {
           if (stats && fits && size + graph_.size[v] > memory_ &&

@@ -139,7 +139,8 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     const double cut = probing ? aboveRounding(target) : target;
     const double goodEnough = probing ? 0 : known * (1 - kGoodEnoughGap);
     const auto dpStart = Clock::now();
-    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut, goodEnough, options.dpAlwaysFetchAhead);
+    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut, goodEnough,
+                 options.dpAlwaysFetchAhead);
     DpLimits dpLimits;
     dpLimits.deadline = deadline;
     dpLimits.interrupt = options.interrupt;
@@ -173,7 +174,8 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       // Nothing below the known plan: it is optimal (the seed's, or after a
       // good-enough run, that run's chain).
       result.kind = result.blocks.empty() ? ChainResult::Kind::NoChain : ChainResult::Kind::Found;
-      result.provenLowerBound = result.blocks.empty() ? (probing ? kInfinity : upperBound) : result.objective;
+      result.provenLowerBound = result.blocks.empty() ? (probing ? kInfinity : upperBound)
+                                                      : result.objective;
       return result;
     }
     const auto backtrackStart = Clock::now();
@@ -190,7 +192,9 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       // limit stops the next run), and the next run looks below it. (Each
       // such plan is 1% below the last; with K = 0 nothing is below.)
       known = optimum;
-      if (options.progress) options.progress("dp: found a plan of max-load " + formatTenDigits(known) + ", looking below it");
+      if (options.progress)
+        options.progress("dp: found a plan of max-load " + formatTenDigits(known) +
+                         ", looking below it");
       continue;
     }
     result.kind = ChainResult::Kind::Found;

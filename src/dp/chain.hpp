@@ -20,11 +20,13 @@ struct Block {
 };
 
 /// The max-load of a chain, recomputed from scratch on the original graph.
-double chainObjective(const Workload& workload, const ContractedGraph& graph, const std::vector<Block>& blocks);
+double chainObjective(const Workload& workload, const ContractedGraph& graph,
+                      const std::vector<Block>& blocks);
 
 /// A chain as a placement of the original nodes. Backtracking yields the
 /// blocks from the last to the first: devices are numbered in pipeline order.
-Placement placementOf(const Workload& workload, const ContractedGraph& graph, const std::vector<Block>& blocks);
+Placement placementOf(const Workload& workload, const ContractedGraph& graph,
+                      const std::vector<Block>& blocks);
 
 /// What one DP solve on one contracted graph produced.
 struct ChainResult {
@@ -38,8 +40,8 @@ struct ChainResult {
   std::uint64_t bytes = 0;  ///< latticeBytes + tableBytes
   std::uint64_t latticeBytes = 0, tableBytes = 0;
   DpStats stats;
-  int rounds = 0;                 ///< DP runs (probes or good-enough runs, then the decisive one)
-  double provenLowerBound = 0;    ///< no chain has a smaller max-load
+  int rounds = 0;               ///< DP runs (probes or good-enough runs, then the decisive one)
+  double provenLowerBound = 0;  ///< no chain has a smaller max-load
   /// Time spent enumerating the lattice, in the DP runs, and backtracking.
   double enumerateSeconds = 0, dpSeconds = 0, backtrackSeconds = 0;
 };
@@ -54,8 +56,8 @@ StopReason stopReasonOf(ChainResult::Kind kind);
 /// lowerBound: a proven lower bound, if any. `built`: the graph's complete
 /// lattice, if the caller has one (then not enumerated again, and the
 /// user's ideal cap not applied to it).
-ChainResult solveChain(const Workload& workload, const ContractedGraph& graph, const SolveOptions& options,
-                       Clock::time_point deadline, double upperBound, double lowerBound = 0,
-                       const IdealLattice* built = nullptr);
+ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
+                       const SolveOptions& options, Clock::time_point deadline, double upperBound,
+                       double lowerBound = 0, const IdealLattice* built = nullptr);
 
 }  // namespace dnnplace::dp

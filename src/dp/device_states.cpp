@@ -33,17 +33,20 @@ double latencyRatio(const ContractedGraph& graph) {
   double ratio = 0;
   for (int v = 0; v < graph.numSuperNodes; ++v) {
     if (graph.fpgaLatency[v] <= 0) continue;
-    ratio = graph.cpuLatency[v] > 0 ? std::max(ratio, graph.fpgaLatency[v] / graph.cpuLatency[v]) : kInfinity;
+    ratio = graph.cpuLatency[v] > 0 ? std::max(ratio, graph.fpgaLatency[v] / graph.cpuLatency[v])
+                                    : kInfinity;
   }
   return ratio;
 }
 
-ChainBounds chainBounds(const ContractedGraph& graph, DeviceStates states, double memoryPerAccelerator) {
+ChainBounds chainBounds(const ContractedGraph& graph, DeviceStates states,
+                        double memoryPerAccelerator) {
   ChainBounds bounds;
   Work all;
   double fpgaTotal = 0;
   for (int v = 0; v < graph.numSuperNodes; ++v) {
-    const bool fits = states.accelerators > 0 && graph.supportedOnFpga[v] && graph.size[v] <= memoryPerAccelerator;
+    const bool fits = states.accelerators > 0 && graph.supportedOnFpga[v] &&
+                      graph.size[v] <= memoryPerAccelerator;
     const double alone = std::min(fits ? graph.fpgaLatency[v] : kInfinity,
                                   states.cpus > 0 ? graph.cpuLatency[v] : kInfinity);
     if (std::isfinite(alone)) bounds.lower = std::max(bounds.lower, alone);

@@ -59,8 +59,7 @@ struct DpStats {
 /// work X off the accelerators saves at most ratio·X accelerator work, so
 /// a·L ≥ acceleratorFit − ratio·(c·L − forcedCpu).
 inline double workBoundOf(const Work& w, int a, int c, double ratio) {
-  if (a + c == 0)
-    return w.acceleratorFit == 0 && w.cpu == 0 && w.notOnAccelerator == 0 ? 0 : kInfinity;
+  if (a + c == 0) return w.acceleratorFit == 0 && w.cpu == 0 && w.notOnAccelerator == 0 ? 0 : kInfinity;
   if (c == 0) return w.notOnAccelerator > 0 ? kInfinity : w.acceleratorFit / a;
   if (a == 0) return w.cpu / c;
   const double forced = w.forcedCpu / c;
@@ -96,7 +95,8 @@ class StateBounds {
  public:
   StateBounds() = default;
   /// `all`: the Work of the whole graph; `absorbable[c]`: cpuAbsorbable(c, cut).
-  StateBounds(DeviceStates states, double cut, double ratio, const Work& all, std::vector<double> absorbable)
+  StateBounds(DeviceStates states, double cut, double ratio, const Work& all,
+              std::vector<double> absorbable)
       : states_(states), cut_(cut), ratio_(ratio), all_(all), absorbable_(std::move(absorbable)) {}
 
   double workBound(const Work& w, int a, int c) const { return workBoundOf(w, a, c, ratio_); }
@@ -141,7 +141,9 @@ class StateBounds {
   /// false for its sub-ideals.
   bool futureAlive(const Work& here, int s) const {
     return workBound(restOf(here), states_.accelerators - states_.acceleratorsOf(s),
-                     states_.cpus - states_.cpusOf(s)) * kMargin < cut_;
+                     states_.cpus - states_.cpusOf(s)) *
+               kMargin <
+           cut_;
   }
   /// The work sums outside an ideal (clamped at 0: differences of running sums).
   Work restOf(const Work& here) const {
@@ -190,7 +192,8 @@ class StateBounds {
   /// numbers.
   double restBound(const Work& here, int s) const {
     const Work rest = restOf(here);
-    const int a = states_.accelerators - states_.acceleratorsOf(s), c = states_.cpus - states_.cpusOf(s);
+    const int a = states_.accelerators - states_.acceleratorsOf(s),
+              c = states_.cpus - states_.cpusOf(s);
     double bound = workBound(rest, a, c);
     if (a > 0) bound = std::max(bound, communicationExcess(rest.fpga, here.crossing, c) / a);
     return bound * kMargin;
@@ -205,7 +208,7 @@ class StateBounds {
     int state;
     // future: coefficients · D < limit (the rest's own part is moved into the limits)
     double fFit, fForced, fCpu, fLimit, fSecondFit, fSecondForced, fSecondLimit;
-    int fMaxNot;  ///< D may hold at most this many CPU-only super-nodes (-1: the state is dead)
+    int fMaxNot;   ///< D may hold at most this many CPU-only super-nodes (-1: the state is dead)
     bool fAlways;  ///< no test (no devices left: cannot happen below the full ideal; kept conservative)
     // prefix: coefficients · D > limit
     double pFit, pForced, pCpu, pLimit, pSecondFit, pSecondForced, pSecondLimit;
@@ -225,7 +228,8 @@ class StateBounds {
     }
   };
 
-  /// The tests for live state s of an ideal with work `whole`, when the block takes device `step` (1 or the accelerator step).
+  /// The tests for live state s of an ideal with work `whole`, when the block takes device `step` (1 or
+  /// the accelerator step).
   StateTest stateTest(int s, int step, const Work& whole) const {
     StateTest t{};
     t.state = s;
@@ -241,10 +245,12 @@ class StateBounds {
     t.fFit = future.fit;
     t.fForced = future.forced;
     t.fCpu = future.cpu;
-    t.fLimit = future.firstLimit - (future.fit * restFit + future.forced * restForced + future.cpu * restCpu);
+    t.fLimit = future.firstLimit -
+               (future.fit * restFit + future.forced * restForced + future.cpu * restCpu);
     t.fSecondFit = future.secondFit;
     t.fSecondForced = future.secondForced;
-    t.fSecondLimit = future.secondLimit - (future.secondFit * restFit + future.secondForced * restForced);
+    t.fSecondLimit = future.secondLimit -
+                     (future.secondFit * restFit + future.secondForced * restForced);
     t.fMaxNot = future.noForced ? (restNot > 0 ? -1 : 0) : std::numeric_limits<int>::max();
     // J = I − D: coefficient·(I − D) < limit  ⇔  coefficient·D > coefficient·I − limit.
     const LinearBound prefix = linearBound(states_.acceleratorsOf(sub), states_.cpusOf(sub));
@@ -252,8 +258,8 @@ class StateBounds {
     t.pFit = prefix.fit;
     t.pForced = prefix.forced;
     t.pCpu = prefix.cpu;
-    t.pLimit = prefix.fit * whole.acceleratorFit + prefix.forced * whole.forcedCpu + prefix.cpu * whole.cpu -
-               prefix.firstLimit;
+    t.pLimit = prefix.fit * whole.acceleratorFit + prefix.forced * whole.forcedCpu +
+               prefix.cpu * whole.cpu - prefix.firstLimit;
     t.pSecondFit = prefix.secondFit;
     t.pSecondForced = prefix.secondForced;
     t.pSecondLimit = prefix.secondFit * whole.acceleratorFit + prefix.secondForced * whole.forcedCpu -

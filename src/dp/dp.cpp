@@ -72,9 +72,9 @@
 #include "dp/device_states.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "dp/messages.hpp"
-#include "util/phase_timer.hpp"
 #include "dp/seeds.hpp"
 #include "preprocess/contraction.hpp"
+#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 
@@ -87,7 +87,8 @@ namespace {
 /// the same nodes and edges, so its plans are plans of the original, and
 /// each of its ideals is an ideal of the original. nullopt when no chain has
 /// two super-nodes.
-std::optional<Workload> chainCoarsened(const Workload& workload, const ContractedGraph& graph, int pieces) {
+std::optional<Workload> chainCoarsened(const Workload& workload, const ContractedGraph& graph,
+                                       int pieces) {
   const int n = graph.numSuperNodes;
   std::vector<int> chainOf(n), position(n, 0), length(n, 1);
   bool merged = false;
@@ -113,7 +114,8 @@ std::optional<Workload> chainCoarsened(const Workload& workload, const Contracte
   std::vector<RawEdge> edges;
   edges.reserve(workload.graph().edges.size());
   for (const Edge& e : workload.graph().edges)
-    edges.push_back({workload.graph().nodes[e.source].id, workload.graph().nodes[e.dest].id, workload.graph().outCost[e.source]});
+    edges.push_back({workload.graph().nodes[e.source].id, workload.graph().nodes[e.dest].id,
+                     workload.graph().outCost[e.source]});
   std::string error;
   return buildWorkload(workload.name, workload.machine, std::move(nodes), edges, &error);
 }
@@ -130,7 +132,8 @@ struct SmallLattice {
   const IdealLattice* reusable() const { return lattice.numIdeals() > 0 ? &lattice : nullptr; }
 };
 
-SmallLattice enumerateSmall(const ContractedGraph& graph, const SolveOptions& options, Clock::time_point deadline) {
+SmallLattice enumerateSmall(const ContractedGraph& graph, const SolveOptions& options,
+                            Clock::time_point deadline) {
   SmallLattice small;
   IdealLattice::Limits capped;
   capped.maxIdeals = SmallLattice::kIdeals;
@@ -140,8 +143,8 @@ SmallLattice enumerateSmall(const ContractedGraph& graph, const SolveOptions& op
   small.nearlyChain = small.complete && small.lattice.numIdeals() <= 2 * graph.numSuperNodes;
   // A small lattice also serves the final DP, unless it holds more ideals
   // than the user allows. (solveChain applies the memory limit to it.)
-  const bool withinCap =
-      options.maxIdeals == 0 || static_cast<std::uint64_t>(small.lattice.numIdeals()) <= options.maxIdeals;
+  const bool withinCap = options.maxIdeals == 0 ||
+                         static_cast<std::uint64_t>(small.lattice.numIdeals()) <= options.maxIdeals;
   if (!small.complete || !withinCap) small.lattice = IdealLattice{};
   return small;
 }
@@ -166,7 +169,8 @@ struct SeedPlan {
 SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const SmallLattice& small,
                    const SolveOptions& options, Clock::time_point deadline) {
   SeedPlan best;
-  auto offer = [&](const Workload& w, const ContractedGraph& g, double objective, const std::vector<Block>& blocks) {
+  auto offer = [&](const Workload& w, const ContractedGraph& g, double objective,
+                   const std::vector<Block>& blocks) {
     if (!blocks.empty() && objective < best.objective) {
       best.placement = placementOf(w, g, blocks);
       best.objective = objective;
@@ -178,13 +182,16 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
                      ContractionOptions::Order::BreadthFirst}) {
     if (small.complete && order != ContractionOptions::Order::SmallestFirst) break;
     // The first order always gives a plan; the others only while time is left.
-    if (order != ContractionOptions::Order::SmallestFirst && pastLimit(deadline, options.interrupt)) break;
+    if (order != ContractionOptions::Order::SmallestFirst && pastLimit(deadline, options.interrupt))
+      break;
     std::optional<ContractedGraph> renumbered;
-    if (order != ContractionOptions::Order::SmallestFirst) renumbered = renumberContracted(graph, order);
+    if (order != ContractionOptions::Order::SmallestFirst)
+      renumbered = renumberContracted(graph, order);
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
-    const LinearSeed seed = small.nearlyChain ? greedyChain(workload, ordered, deadline, options.interrupt)
-                                              : orderSeed(workload, ordered, best.objective, deadline,
-                                                          options.interrupt, options.memoryLimitBytes);
+    const LinearSeed seed = small.nearlyChain
+                                ? greedyChain(workload, ordered, deadline, options.interrupt)
+                                : orderSeed(workload, ordered, best.objective, deadline,
+                                            options.interrupt, options.memoryLimitBytes);
     offer(workload, ordered, seed.objective, seed.blocks);
   }
   if (small.complete) return best;
@@ -207,7 +214,8 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
     CountLimits countLimits;
     countLimits.deadline = deadline;
     countLimits.interrupt = options.interrupt;
-    const IdealCount coarseIdeals = countIdeals(coarseGraph, pieces == 1 ? 2000 : 1u << 22, countLimits);
+    const IdealCount coarseIdeals =
+        countIdeals(coarseGraph, pieces == 1 ? 2000 : 1u << 22, countLimits);
     if (coarseIdeals.exceeded || coarseIdeals.stopped) continue;
     if (pieces == 2 && !countIdeals(graph, 8 * coarseIdeals.count, countLimits).exceeded) continue;
     const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, deadline, best.objective);
@@ -218,8 +226,8 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
 
 /// The plan of the full DP's chain, or the seed's when the DP found
 /// nothing below it; or why there is none.
-SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph, const SolveOptions& options,
-                       const ChainResult& chain, const SeedPlan& seed) {
+SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph,
+                       const SolveOptions& options, const ChainResult& chain, const SeedPlan& seed) {
   SolveOutcome outcome;
   outcome.stop = stopReasonOf(chain.kind);
   if (isLimit(chain.kind)) {
@@ -236,8 +244,8 @@ SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph, c
     outcome.objective = runFound ? chain.objective : seed.objective;
     outcome.lowerBound = chain.provenLowerBound;
     // A plan that meets the bound proven before the limit is optimal all the same.
-    outcome.status =
-        outcome.objective <= outcome.lowerBound * (1 + 1e-9) ? SolveStatus::Optimal : SolveStatus::Feasible;
+    outcome.status = outcome.objective <= outcome.lowerBound * (1 + 1e-9) ? SolveStatus::Optimal
+                                                                          : SolveStatus::Feasible;
     outcome.message = limitMessage(chain, options) +
                       (runFound ? "; returning the best plan found" : "; returning the best seed plan");
     return outcome;
@@ -260,15 +268,17 @@ SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph, c
   outcome.lowerBound = outcome.objective;
   outcome.message = "optimal over contiguous placements: " + std::to_string(graph.numSuperNodes) +
                     " super-nodes, " + std::to_string(chain.ideals) + " ideals, " +
-                    std::to_string(chain.stats.blocksVisited) + " blocks examined; DP memory: lattice " +
-                    std::to_string(chain.latticeBytes) + " bytes + tables " + std::to_string(chain.tableBytes) +
-                    " bytes";
+                    std::to_string(chain.stats.blocksVisited) +
+                    " blocks examined; DP memory: lattice " + std::to_string(chain.latticeBytes) +
+                    " bytes + tables " + std::to_string(chain.tableBytes) + " bytes";
   if (graph.zeroWorkLeavesMerged > 0 && chain.stats.memoryRejectedABlock &&
       (graph.zeroWorkLeafBytes > 0 || graph.zeroWorkLeafUnsupported))
-    outcome.message += "; note: memory limits excluded some blocks and the zero-work-leaf rule "
-                       "merged " + std::to_string(graph.zeroWorkLeavesMerged) +
-                       " leaves carrying " + formatBytes(graph.zeroWorkLeafBytes) +
-                       " into their neighbours, so a placement splitting them could be better";
+    outcome.message +=
+        "; note: memory limits excluded some blocks and the zero-work-leaf rule "
+        "merged " +
+        std::to_string(graph.zeroWorkLeavesMerged) + " leaves carrying " +
+        formatBytes(graph.zeroWorkLeafBytes) +
+        " into their neighbours, so a placement splitting them could be better";
   return outcome;
 }
 
@@ -287,11 +297,13 @@ SolveOutcome withLatency(const Workload& workload, const SolveOptions& options, 
     for (const DeviceReport& device : evaluation.devices) pieces = std::max(pieces, device.pieces);
     SolveOutcome refused;
     refused.call = CallStatus::InvalidInput;
-    refused.message = "its latency mode reports the latency of the max-load-optimal contiguous plan, and in that plan " +
-                      evaluation.violations.front() +
-                      " (on a training graph: a forward block, then its backward twins): pass --q " +
-                      std::to_string(pieces) + ", or use --method greedy or milp for a latency plan with q = " +
-                      std::to_string(options.q);
+    refused.message =
+        "its latency mode reports the latency of the max-load-optimal contiguous plan, and in that "
+        "plan " +
+        evaluation.violations.front() +
+        " (on a training graph: a forward block, then its backward twins): pass --q " +
+        std::to_string(pieces) +
+        ", or use --method greedy or milp for a latency plan with q = " + std::to_string(options.q);
     return refused;
   }
   outcome.message = std::string(outcome.status == SolveStatus::Optimal
@@ -334,26 +346,33 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
 
   // Seeding starts with an enumeration capped at a few thousand ideals: it
   // decides which seeds pay off, and a lattice that small serves the DP too.
-  const SmallLattice small = phases.time("seed", [&] { return enumerateSmall(graph, options, deadline); });
-  const SeedPlan seed = phases.time("seed", [&] { return seedPlans(workload, graph, small, options, deadline); });
-  if (options.progress && seed.placement) options.progress("dp: best seed plan: " + formatTenDigits(seed.objective));
+  const SmallLattice small =
+      phases.time("seed", [&] { return enumerateSmall(graph, options, deadline); });
+  const SeedPlan seed =
+      phases.time("seed", [&] { return seedPlans(workload, graph, small, options, deadline); });
+  if (options.progress && seed.placement)
+    options.progress("dp: best seed plan: " + formatTenDigits(seed.objective));
 
   // Enumerate the lattice (unless the small one is it), the DP below the
   // seed, backtrack its chain.
-  const ChainResult chain = solveChain(workload, graph, options, deadline, seed.objective, 0, small.reusable());
+  const ChainResult chain =
+      solveChain(workload, graph, options, deadline, seed.objective, 0, small.reusable());
   phases.add("enumerate", chain.enumerateSeconds);
   phases.add("dp", chain.dpSeconds);
   phases.add("backtrack", chain.backtrackSeconds);
-  SolveOutcome outcome = phases.time("backtrack", [&] { return outcomeOf(workload, graph, options, chain, seed); });
+  SolveOutcome outcome =
+      phases.time("backtrack", [&] { return outcomeOf(workload, graph, options, chain, seed); });
 
   if (options.objective == Objective::Latency && outcome.placement)
-    outcome = phases.time("latency", [&] { return withLatency(workload, options, std::move(outcome)); });
+    outcome =
+        phases.time("latency", [&] { return withLatency(workload, options, std::move(outcome)); });
   return finish(std::move(outcome));
 }
 
 namespace detail {
 double linearOrderBound(const Workload& workload) {
-  return dp::orderSeed(workload, contractWorkload(workload, ContractionOptions{}), dp::kInfinity).objective;
+  return dp::orderSeed(workload, contractWorkload(workload, ContractionOptions{}), dp::kInfinity)
+      .objective;
 }
 }  // namespace detail
 

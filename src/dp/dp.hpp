@@ -1,5 +1,6 @@
 #pragma once
-/// Exact dynamic program over the lattice of ideals for contiguous placements (docs/model.md §4), its single-topological-order variant, and the PipeDream emulation.
+/// Exact dynamic program over the lattice of ideals for contiguous placements (docs/model.md §4), its
+/// single-topological-order variant, and the PipeDream emulation.
 ///
 /// All three work on the contracted graph of contraction.hpp (docs/model.md §4 steps
 /// 1–4) and report plans on the original nodes; none supports --diffmaxima.

@@ -13,8 +13,9 @@ namespace dnnplace {
 
 namespace dp {
 
-SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& options, const char* method,
-                                ContractionOptions contraction, std::string (*describe)(const ContractedGraph&)) {
+SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& options,
+                                const char* method, ContractionOptions contraction,
+                                std::string (*describe)(const ContractedGraph&)) {
   SolveOutcome outcome;
   if (options.diffMaxima) {
     outcome.call = CallStatus::InvalidInput;
@@ -29,7 +30,8 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
   if (workload.numNodes() == 0) return emptyWorkloadOutcome(workload);
   PhaseTimes phases;
   contraction.linearize = true;
-  const ContractedGraph graph = phases.time("contract", [&] { return contractWorkload(workload, contraction); });
+  const ContractedGraph graph =
+      phases.time("contract", [&] { return contractWorkload(workload, contraction); });
   if (const std::string why = obviousInfeasibility(workload, graph); !why.empty()) {
     outcome.status = SolveStatus::Infeasible;
     outcome.message = why;
@@ -71,10 +73,12 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
 }  // namespace dp
 
 SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options) {
-  return dp::solveAlongOneOrder(workload, options, "dp-linear", ContractionOptions{}, [](const ContractedGraph& graph) {
-    return "optimal for one " + std::string(dp::kOrderNote) + " (" + std::to_string(graph.numSuperNodes) +
-           " super-nodes); not for all contiguous placements";
-  });
+  return dp::solveAlongOneOrder(workload, options, "dp-linear", ContractionOptions{},
+                                [](const ContractedGraph& graph) {
+                                  return "optimal for one " + std::string(dp::kOrderNote) + " (" +
+                                         std::to_string(graph.numSuperNodes) +
+                                         " super-nodes); not for all contiguous placements";
+                                });
 }
 
 }  // namespace dnnplace

@@ -13,7 +13,8 @@ namespace dnnplace::dp {
 /// DP with no seed; Feasible, lowerBound 0. `method` names the method in
 /// messages; `describe` writes the note of a plan found on the graph.
 /// Phases: contract, enumerate, dp, backtrack.
-SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& options, const char* method,
-                                ContractionOptions contraction, std::string (*describe)(const ContractedGraph&));
+SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& options,
+                                const char* method, ContractionOptions contraction,
+                                std::string (*describe)(const ContractedGraph&));
 
 }  // namespace dnnplace::dp

@@ -78,7 +78,9 @@ IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap, const Co
     setReady(v);
   };
 
-  struct Frame { int added, next; };
+  struct Frame {
+    int added, next;
+  };
   std::vector<Frame> stack{{-1, 0}};
   std::uint64_t count = 1;  // the empty ideal
   if (cap && count > cap) return {cap, true};
@@ -86,7 +88,8 @@ IdealCount countIdeals(const ContractedGraph& graph, std::uint64_t cap, const Co
   while (!stack.empty()) {
     if (++sinceCheck == 4096) {
       sinceCheck = 0;
-      if ((limits.interrupt && limits.interrupt->load()) || std::chrono::steady_clock::now() > limits.deadline)
+      if ((limits.interrupt && limits.interrupt->load()) ||
+          std::chrono::steady_clock::now() > limits.deadline)
         return {count, false, true};
     }
     Frame& frame = stack.back();
@@ -109,7 +112,8 @@ IdealCount countIdeals(const Workload& workload, std::uint64_t cap, const CountL
 }
 
 std::uint64_t IdealLattice::bytes() const {
-  return (levelStart_.capacity() + childBegin_.capacity() + maxElement_.capacity()) * sizeof(std::int32_t) +
+  return (levelStart_.capacity() + childBegin_.capacity() + maxElement_.capacity()) *
+             sizeof(std::int32_t) +
          linkStart_.capacity() * sizeof(std::int64_t) + links_.capacity() * sizeof(Link);
 }
 
@@ -147,7 +151,8 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
   // `moreExpanded` ideals whose children start.
   auto room = [&](std::size_t moreIdeals, std::size_t moreLinks, std::size_t moreExpanded) {
     auto grown = [](const auto& array, std::size_t more) {
-      return grows(array, more) ? std::max(2 * array.capacity(), array.size() + more) : array.capacity();
+      return grows(array, more) ? std::max(2 * array.capacity(), array.size() + more)
+                                : array.capacity();
     };
     const std::size_t linksCapacity = grown(links_, moreLinks);
     const std::size_t linkStartCapacity = grown(linkStart_, moreIdeals);
@@ -208,15 +213,18 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
         }
         v += std::countr_zero(above);
         const std::int32_t child = static_cast<std::int32_t>(maxElement.size());
-        if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals) return Status::IdealLimit;
+        if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals)
+          return Status::IdealLimit;
         if (child == std::numeric_limits<std::int32_t>::max() - 1) return Status::IdealLimit;
-        const std::size_t parentLinks = static_cast<std::size_t>(linkStart_[ideal + 1] - linkStart_[ideal]);
+        const std::size_t parentLinks =
+            static_cast<std::size_t>(linkStart_[ideal + 1] - linkStart_[ideal]);
         const std::size_t copying = timed ? bytesCopiedToGrow(1, 1 + parentLinks) : 0;
         std::chrono::steady_clock::time_point growthStart;
         if (copying >= kTimedCopy) {
           growthStart = std::chrono::steady_clock::now();
           if (secondsPerByte > 0 &&
-              std::chrono::duration<double>(limits.deadline - growthStart).count() < secondsPerByte * copying)
+              std::chrono::duration<double>(limits.deadline - growthStart).count() <
+                  secondsPerByte * copying)
             return Status::TimeLimit;
         }
         if (limits.memoryLimitBytes && !room(1, 1 + parentLinks, 0)) return Status::MemoryLimit;
@@ -226,7 +234,8 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
         setBit(childBits, v);
         clearBit(childBits + words, v);
         for (int i = graph.succStart[v]; i < graph.succStart[v + 1]; ++i)
-          if (predecessorsInside(graph, graph.succ[i], childBits)) setBit(childBits + words, graph.succ[i]);
+          if (predecessorsInside(graph, graph.succ[i], childBits))
+            setBit(childBits + words, graph.succ[i]);
         // Links: v itself, then every maximal element of the parent that is
         // not a predecessor of v.
         links_.push_back({v, ideal, 0});
@@ -240,7 +249,8 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
         linkStart_.push_back(static_cast<std::int64_t>(links_.size()));
         if (copying >= kTimedCopy)
           secondsPerByte =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - growthStart).count() / copying;
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - growthStart).count() /
+              copying;
       }
       if ((++checkCounter & 1023) == 0) {
         const auto now = std::chrono::steady_clock::now();
@@ -264,7 +274,8 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     link.targetLinks = static_cast<std::uint64_t>(begin) << 8 | static_cast<std::uint64_t>(count);
   }
   // The full ideal (the last level) was never expanded: it has no children.
-  if (limits.memoryLimitBytes && !room(0, 0, maxElement.size() + 1 - childBegin.size())) return Status::MemoryLimit;
+  if (limits.memoryLimitBytes && !room(0, 0, maxElement.size() + 1 - childBegin.size()))
+    return Status::MemoryLimit;
   childBegin.resize(maxElement.size() + 1, static_cast<std::int32_t>(maxElement.size()));
   childBegin_ = std::move(childBegin);
   maxElement_ = std::move(maxElement);

@@ -11,15 +11,15 @@
 #include <span>
 #include <vector>
 
-#include "preprocess/contraction.hpp"
 #include "dnnplace/workload.hpp"
+#include "preprocess/contraction.hpp"
 
 namespace dnnplace {
 
 struct IdealCount {
   std::uint64_t count = 0;  ///< exact unless exceeded (then the cap) or stopped (then how far it got)
   bool exceeded = false;
-  bool stopped = false;     ///< the deadline or an interrupt stopped the count
+  bool stopped = false;  ///< the deadline or an interrupt stopped the count
 };
 
 /// When to give up counting (checked every few thousand ideals).
@@ -57,10 +57,11 @@ class IdealLattice {
     /// sub-ideals and ids are 31-bit, so k < 32; 56 bits address every link.
     std::uint64_t targetLinks;
   };
-  static_assert(sizeof(Link) == 16, "walks are bound by memory: keep links to a quarter of a cache line");
+  static_assert(sizeof(Link) == 16,
+                "walks are bound by memory: keep links to a quarter of a cache line");
   struct Limits {
-    std::uint64_t maxIdeals = 0;         ///< 0: none
-    std::uint64_t memoryLimitBytes = 0;  ///< 0: none
+    std::uint64_t maxIdeals = 0;           ///< 0: none
+    std::uint64_t memoryLimitBytes = 0;    ///< 0: none
     std::uint64_t extraBytesPerIdeal = 0;  ///< what the caller will add per ideal (DP tables)
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     const std::atomic<bool>* interrupt = nullptr;
@@ -90,7 +91,8 @@ class IdealLattice {
   std::uint64_t bytes() const;
 
  private:
-  std::vector<std::int32_t> levelStart_;  ///< ideals with `level` elements: [levelStart_[level], levelStart_[level + 1])
+  std::vector<std::int32_t>
+      levelStart_;  ///< ideals with `level` elements: [levelStart_[level], levelStart_[level + 1])
   std::vector<std::int64_t> linkStart_;
   std::vector<Link> links_;
   std::vector<std::int32_t> childBegin_, maxElement_;  ///< numIdeals + 1 and numIdeals entries

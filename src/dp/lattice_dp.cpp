@@ -9,7 +9,7 @@
 namespace dnnplace::dp {
 
 LatticeDp::LatticeDp(const ContractedGraph& graph, const IdealLattice& lattice, DeviceStates states,
-          double memoryPerAccelerator, double cut, double goodEnough, bool alwaysFetchAhead)
+                     double memoryPerAccelerator, double cut, double goodEnough, bool alwaysFetchAhead)
     : graph_(graph),
       lattice_(lattice),
       states_(states),
@@ -21,7 +21,8 @@ LatticeDp::LatticeDp(const ContractedGraph& graph, const IdealLattice& lattice, 
       // pages are slow to come by on a large lattice).
       table_(new double[static_cast<std::size_t>(lattice.numIdeals()) * stride_]),
       fetchAhead_(alwaysFetchAhead ||
-                  lattice.bytes() + static_cast<std::uint64_t>(lattice.numIdeals()) * bytesPerIdeal(states) >
+                  lattice.bytes() +
+                          static_cast<std::uint64_t>(lattice.numIdeals()) * bytesPerIdeal(states) >
                       kCacheResidentBytes) {}
 
 DpRun LatticeDp::run(const DpLimits& limits, int threads, DpStats* stats) {
@@ -29,7 +30,8 @@ DpRun LatticeDp::run(const DpLimits& limits, int threads, DpStats* stats) {
   threads = wavefront.threads();
   std::vector<BlockWalker> walkers;
   for (int t = 0; t < threads; ++t)
-    walkers.emplace_back(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0, fetchAhead_);
+    walkers.emplace_back(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0,
+                         fetchAhead_);
   // One cache line per thread: blocksVisited changes on every block.
   struct alignas(64) ThreadStats : DpStats {};
   std::vector<ThreadStats> threadStats(threads);
@@ -54,12 +56,15 @@ DpRun LatticeDp::run(const DpLimits& limits, int threads, DpStats* stats) {
   return result;
 }
 
-bool LatticeDp::backtrack(std::int32_t ideal, int state, double target, std::vector<Block>* blocks) const {
+bool LatticeDp::backtrack(std::int32_t ideal, int state, double target,
+                          std::vector<Block>* blocks) const {
   BlockWalker walker(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0, false);
   const double tolerance = aboveRounding(target);
   const int step = states_.acceleratorStep();
   // Values at the cut are "not tracked", not a plan: the tolerance may reach them.
-  auto known = [&](std::int32_t sub, int s) { return value(sub, s) < cut_ ? value(sub, s) : kInfinity; };
+  auto known = [&](std::int32_t sub, int s) {
+    return value(sub, s) < cut_ ? value(sub, s) : kInfinity;
+  };
   while (ideal != lattice_.emptyIdeal()) {
     const int a = states_.acceleratorsOf(state), c = states_.cpusOf(state);
     const double here = value(ideal, state);
@@ -145,7 +150,8 @@ DpRun LatticeDp::computeWork(const DpLimits& limits) {
     record[kCrossingField] = 0;  // set when the ideal is relaxed
     std::fill_n(record + kWorkFields, states_.count(), cut_);
   }
-  bounds_ = StateBounds(states_, cut_, latencyRatio(graph_), workOf(lattice_.fullIdeal()), std::move(absorbable));
+  bounds_ = StateBounds(states_, cut_, latencyRatio(graph_), workOf(lattice_.fullIdeal()),
+                        std::move(absorbable));
   return DpRun::Complete;
 }
 
@@ -179,14 +185,16 @@ template <typename Admits>
 bool LatticeDp::admitsAFirstElement(std::int32_t ideal, const Admits& admits) const {
   const std::int32_t empty = lattice_.emptyIdeal();
   for (std::int32_t child = lattice_.childBegin(empty); child < lattice_.childBegin(empty + 1); ++child)
-    if (child != ideal && admits(graph_.cpuLatency[lattice_.addedElement(child)] * kMargin)) return true;
+    if (child != ideal && admits(graph_.cpuLatency[lattice_.addedElement(child)] * kMargin))
+      return true;
   return false;
 }
 
 /// The blocks D = I ∖ J of the states in scratch.up*States: J must fit
 /// the sub-state's CPU cores below the state's best, so J's CPU work is
 /// below cores · best, which only grows with J.
-void LatticeDp::walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
+void LatticeDp::walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch,
+                       DpStats* stats) {
   const int step = states_.acceleratorStep();
   double* best = valuesOf(ideal);
   // Whether a sub-ideal J with CPU work subCpu can still serve a state.
@@ -254,7 +262,6 @@ void LatticeDp::markInexact(double* best, const Scratch& scratch) const {
   }
 }
 
-
 void LatticeDp::relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch, DpStats* stats) {
   const int numStates = states_.count();
   const int step = states_.acceleratorStep();
@@ -280,7 +287,8 @@ void LatticeDp::relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch,
   scratch.upCpuStates.clear();
   for (int s = 1; s < numStates; ++s) {
     if (lower[s] >= cut_ || !stateAlive(ideal, s)) continue;
-    scratch.closeAt[s] = std::max(lower[s], std::min(std::max(bounds_.restBound(whole, s), goodEnough_), cut_ * kMargin));
+    scratch.closeAt[s] = std::max(lower[s], std::min(std::max(bounds_.restBound(whole, s), goodEnough_),
+                                                     cut_ * kMargin));
     // A block whose sub-state has no accelerator leaves J to CPU cores
     // alone, so J is small: those J are walked up from the empty ideal.
     const int a = states_.acceleratorsOf(s);
@@ -299,7 +307,8 @@ void LatticeDp::relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch,
       if (open(s)) cpuLimit = std::max(cpuLimit, best[s]);
   };
   close();
-  if (!scratch.upAcceleratorStates.empty() || !scratch.upCpuStates.empty()) walkUp(ideal, whole, walker, scratch, stats);
+  if (!scratch.upAcceleratorStates.empty() || !scratch.upCpuStates.empty())
+    walkUp(ideal, whole, walker, scratch, stats);
   updateLimits();
   if (acceleratorLimit < 0 && cpuLimit < 0) {
     markInexact(best, scratch);
@@ -320,7 +329,8 @@ void LatticeDp::relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch,
   // the graph fits the devices it leaves. Both only worsen as D grows.
   scratch.acceleratorTests.clear();
   scratch.cpuTests.clear();
-  for (int s : scratch.acceleratorStates) scratch.acceleratorTests.push_back(bounds_.stateTest(s, step, whole));
+  for (int s : scratch.acceleratorStates)
+    scratch.acceleratorTests.push_back(bounds_.stateTest(s, step, whole));
   for (int s : scratch.cpuStates) scratch.cpuTests.push_back(bounds_.stateTest(s, 1, whole));
   auto usable = [&](std::int32_t) {
     const double fit = walker.fitAccelerator, forced = walker.forcedCpu, cpu = walker.cpu;
@@ -328,7 +338,8 @@ void LatticeDp::relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch,
     if (walker.acceleratorFits()) {
       const double acceleratorFloor = walker.fpga + walker.committed;
       for (const StateBounds::StateTest& t : scratch.acceleratorTests)
-        if (acceleratorFloor < best[t.state] && open(t.state) && t.future(fit, forced, cpu, notOn)) return true;
+        if (acceleratorFloor < best[t.state] && open(t.state) && t.future(fit, forced, cpu, notOn))
+          return true;
     }
     for (const StateBounds::StateTest& t : scratch.cpuTests)
       if (cpu < best[t.state] && open(t.state) && t.future(fit, forced, cpu, notOn)) return true;
@@ -355,7 +366,8 @@ void LatticeDp::relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch,
       const double load = block.acceleratorLoad;
       if (load < acceleratorLimit)
         for (int s : scratch.acceleratorStates) {
-          const double candidate = std::max(subValueOf(previous[s - step], load, &scratch.minInexactLoad[s]), load);
+          const double candidate =
+              std::max(subValueOf(previous[s - step], load, &scratch.minInexactLoad[s]), load);
           if (candidate < best[s]) {
             best[s] = candidate;
             improved = true;
@@ -365,7 +377,8 @@ void LatticeDp::relax(std::int32_t ideal, BlockWalker& walker, Scratch& scratch,
     if (block.cpuLoad < cpuLimit) {
       const double load = block.cpuLoad;
       for (int s : scratch.cpuStates) {
-        const double candidate = std::max(subValueOf(previous[s - 1], load, &scratch.minInexactLoad[s]), load);
+        const double candidate =
+            std::max(subValueOf(previous[s - 1], load, &scratch.minInexactLoad[s]), load);
         if (candidate < best[s]) {
           best[s] = candidate;
           improved = true;

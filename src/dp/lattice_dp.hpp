@@ -27,7 +27,8 @@ class LatticeDp {
   /// `goodEnough`: a state may stop once its best is at most this (see
   /// solveChain); 0 for exact values up to the rest bounds.
   LatticeDp(const ContractedGraph& graph, const IdealLattice& lattice, DeviceStates states,
-            double memoryPerAccelerator, double cut, double goodEnough = 0, bool alwaysFetchAhead = false);
+            double memoryPerAccelerator, double cut, double goodEnough = 0,
+            bool alwaysFetchAhead = false);
 
   static std::uint64_t bytesPerIdeal(DeviceStates states) {
     return (states.count() + kWorkFields) * sizeof(double);
@@ -58,12 +59,15 @@ class LatticeDp {
 
   Work workOf(std::int32_t ideal) const {
     const double* record = &table_[static_cast<std::size_t>(ideal) * stride_];
-    return {record[0], record[1], record[2], static_cast<std::int32_t>(record[3]), record[4], record[5]};
+    return {record[0], record[1], record[2], static_cast<std::int32_t>(record[3]),
+            record[4], record[5]};
   }
   const double* valuesOf(std::int32_t ideal) const {
     return &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
   }
-  double* valuesOf(std::int32_t ideal) { return &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields]; }
+  double* valuesOf(std::int32_t ideal) {
+    return &table_[static_cast<std::size_t>(ideal) * stride_ + kWorkFields];
+  }
   void prefetchValues(std::int32_t ideal) const {
     const double* values = valuesOf(ideal);
     prefetchLines(values, states_.count() * sizeof(double));
@@ -81,13 +85,15 @@ class LatticeDp {
   /// Whether state s at this ideal can lie on a chain below the cut.
   bool stateAlive(std::int32_t ideal, int s) const {
     const Work here = workOf(ideal);
-    return bounds_.prefixAlive(here, s) && futureAlive(ideal, s) && bounds_.restPaysCrossingAlive(here, s);
+    return bounds_.prefixAlive(here, s) && futureAlive(ideal, s) &&
+           bounds_.restPaysCrossingAlive(here, s);
   }
 
   void computeCrossing(std::int32_t ideal, BlockWalker& walker);
   DpRun computeWork(const DpLimits& limits);
   void lowerBounds(std::int32_t ideal, BlockWalker& walker, std::vector<double>* lower) const;
-  void walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch, DpStats* stats);
+  void walkUp(std::int32_t ideal, const Work& whole, BlockWalker& walker, Scratch& scratch,
+              DpStats* stats);
   template <typename Admits>
   bool admitsAFirstElement(std::int32_t ideal, const Admits& admits) const;
   void markInexact(double* best, const Scratch& scratch) const;
@@ -96,7 +102,8 @@ class LatticeDp {
   /// A sub-ideal's stored value as a number; notes the block's load when
   /// the value is inexact (relax decides from that whether it mattered).
   static double subValueOf(double stored, double load, double* minInexactLoad) {
-    if (stored >= 0) [[likely]] return stored;  // an inexact value is never 0: see markInexact
+    if (stored >= 0) [[likely]]
+      return stored;  // an inexact value is never 0: see markInexact
     *minInexactLoad = std::min(*minInexactLoad, load);
     return -stored;
   }

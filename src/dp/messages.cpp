@@ -23,7 +23,8 @@ std::string obviousInfeasibility(const Workload& workload, const ContractedGraph
                                : "has nodes not supported on accelerators (" + ids + ")";
     }
     if (size > machine.maxSizePerFpga)
-      return "needs " + formatBytes(size) + ", accelerators hold " + formatBytes(machine.maxSizePerFpga);
+      return "needs " + formatBytes(size) + ", accelerators hold " +
+             formatBytes(machine.maxSizePerFpga);
     return std::string();
   };
   for (int cls = 0; cls < workload.graph().numClasses; ++cls) {
@@ -63,7 +64,8 @@ std::string limitMessage(const ChainResult& chain, const SolveOptions& options) 
                               formatBytes(static_cast<double>(chain.bytes)) + " in use";
   switch (chain.kind) {
     case ChainResult::Kind::IdealLimit:
-      return "stopped at the ideal limit (--max-ideals " + std::to_string(options.maxIdeals) + "): " + reached;
+      return "stopped at the ideal limit (--max-ideals " + std::to_string(options.maxIdeals) +
+             "): " + reached;
     case ChainResult::Kind::MemoryLimit:
       return "stopped at the memory limit (--memory-limit " + std::to_string(options.memoryLimitBytes) +
              " bytes): " + reached;

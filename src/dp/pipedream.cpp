@@ -13,11 +13,12 @@ namespace dnnplace {
 SolveOutcome solvePipedream(const Workload& workload, const SolveOptions& options) {
   ContractionOptions contraction;
   contraction.mergeBiconnected = true;
-  return dp::solveAlongOneOrder(workload, options, "pipedream", contraction, [](const ContractedGraph& graph) {
-    return "PipeDream emulation: sources of each biconnected component's edges merged (" +
-           std::to_string(graph.classesMergedBiconnected) + " classes absorbed), " +
-           std::to_string(graph.numSuperNodes) + " super-nodes, optimal for the " + dp::kOrderNote;
-  });
+  return dp::solveAlongOneOrder(
+      workload, options, "pipedream", contraction, [](const ContractedGraph& graph) {
+        return "PipeDream emulation: sources of each biconnected component's edges merged (" +
+               std::to_string(graph.classesMergedBiconnected) + " classes absorbed), " +
+               std::to_string(graph.numSuperNodes) + " super-nodes, optimal for the " + dp::kOrderNote;
+      });
 }
 
 }  // namespace dnnplace

@@ -37,7 +37,8 @@ class IntervalSums {
         communication += graph_.hyperWeight[h];
         if (firstMember_[h] < start_) committed += graph_.hyperWeight[h];
       }
-      if (inside_[h] == graph_.hyperStart[h + 1] - graph_.hyperStart[h]) communication -= graph_.hyperWeight[h];
+      if (inside_[h] == graph_.hyperStart[h + 1] - graph_.hyperStart[h])
+        communication -= graph_.hyperWeight[h];
     }
   }
   double load() const { return compute + communication; }
@@ -160,8 +161,9 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   constexpr int kUncutLimit = 2000;
   if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
   const int columns = cpus + 1, numStates = (accelerators + 1) * columns;
-  const std::uint64_t tableBytes =
-      static_cast<std::uint64_t>(n + 1) * static_cast<std::uint64_t>(numStates) * (sizeof(double) + sizeof(std::int32_t));
+  const std::uint64_t tableBytes = static_cast<std::uint64_t>(n + 1) *
+                                   static_cast<std::uint64_t>(numStates) *
+                                   (sizeof(double) + sizeof(std::int32_t));
   if (memoryLimitBytes && tableBytes > memoryLimitBytes) return {};
   // value[j · numStates + s]: best max-load of the first j super-nodes on
   // state s's devices; how[...]: the last interval's start, negated − 1 on a CPU core.

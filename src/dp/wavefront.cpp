@@ -10,7 +10,8 @@ namespace dnnplace::dp {
 
 Wavefront::Wavefront(std::int32_t numIdeals, int threads)
     : numIdeals_(numIdeals),
-      threads_(std::max(1, std::min(threads, static_cast<int>(std::max<std::int32_t>(1, numIdeals / 256))))) {
+      threads_(std::max(1, std::min(threads,
+                                    static_cast<int>(std::max<std::int32_t>(1, numIdeals / 256))))) {
   if (threads_ == 1) return;
   done_.reset(new std::atomic<char>[static_cast<std::size_t>(numIdeals)]);
   for (std::int32_t i = 0; i < numIdeals; ++i) done_[i].store(0, std::memory_order_relaxed);
@@ -84,7 +85,8 @@ DpRun Wavefront::run(const DpLimits& limits, const std::function<void(int, std::
       if (t == 0 && pool.empty() && threads > 1 && now - started >= limits.threadStart) startOthers();
       if (t == 0 && limits.progress && now - lastReport > std::chrono::milliseconds(500)) {
         lastReport = now;
-        limits.progress("dp: " + std::to_string(last) + " of " + std::to_string(numIdeals) + " ideals done");
+        limits.progress("dp: " + std::to_string(last) + " of " + std::to_string(numIdeals) +
+                        " ideals done");
       }
     }
   };

@@ -24,9 +24,7 @@ std::string idList(const Workload& w, const std::vector<NodeIndex>& nodes) {
   return text;
 }
 
-bool placed(const Placement& p, NodeIndex v) {
-  return p.deviceOf[v] != Placement::kUnplaced;
-}
+bool placed(const Placement& p, NodeIndex v) { return p.deviceOf[v] != Placement::kUnplaced; }
 
 /// Devices of the block graph over forward edges that lie on a cycle, or empty.
 std::vector<int> blockCycle(const Workload& w, const Placement& p) {
@@ -78,8 +76,7 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
     }
   }
   if (!violations.empty()) return;  // device numbers unusable below
-  if (!unplaced.empty())
-    violations.push_back("nodes not placed on any device: " + idList(w, unplaced));
+  if (!unplaced.empty()) violations.push_back("nodes not placed on any device: " + idList(w, unplaced));
   if (!unsupported.empty())
     violations.push_back("nodes not supported on accelerators are placed on one: " +
                          idList(w, unsupported));
@@ -93,7 +90,8 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
       std::string where;
       for (int d : devices) where += (where.empty() ? "" : ", ") + deviceName(p, d);
       violations.push_back("color class " + std::to_string(first.colorClass.value_or(first.id)) +
-                           " (nodes " + idList(w, {w.classMembers(c).begin(), w.classMembers(c).end()}) +
+                           " (nodes " +
+                           idList(w, {w.classMembers(c).begin(), w.classMembers(c).end()}) +
                            ") is split across " + where);
     }
   }
@@ -113,8 +111,7 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
       ++acceleratorsUsed;
       if (memory[d] > capacity * (1 + 1e-12))
         violations.push_back(deviceName(p, d) + " holds " + formatShortest(memory[d]) +
-                             " bytes, more than maxSizePerFPGA = " +
-                             formatShortest(capacity));
+                             " bytes, more than maxSizePerFPGA = " + formatShortest(capacity));
     } else {
       ++cpusUsed;
     }
@@ -242,14 +239,15 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
   for (int a = 0; a < p.numAccelerators; ++a)
     if (reports[a].pieces > options.q)
       result->violations.push_back(deviceName(p, a) + " runs " + std::to_string(reports[a].pieces) +
-                                   " contiguous subgraphs, more than q = " +
-                                   std::to_string(options.q));
+                                   " contiguous subgraphs, more than q = " + std::to_string(options.q));
 
   std::vector<double> duration(tasks, 0);
   std::vector<std::set<int>> dependsOn(tasks);
   for (NodeIndex v = 0; v < n; ++v) {
-    if (piece[v] > 0) duration[taskOf[v]] += w.graph().nodes[v].fpgaLatency;
-    else if (placed(p, v)) duration[taskOf[v]] += w.graph().nodes[v].cpuLatency;
+    if (piece[v] > 0)
+      duration[taskOf[v]] += w.graph().nodes[v].fpgaLatency;
+    else if (placed(p, v))
+      duration[taskOf[v]] += w.graph().nodes[v].cpuLatency;
   }
   // Communication: per piece, each outside source feeding it and each inside
   // source sending out of it, once.
@@ -300,8 +298,8 @@ void latency(const Workload& w, const Placement& p, const EvaluateOptions& optio
       if (inDegree[t] > 0)
         where += (where.empty() ? "" : ", ") + deviceName(p, pieceOfTask[t].first) + " piece " +
                  std::to_string(pieceOfTask[t].second);
-    result->violations.push_back(
-        "subgraphs wait on each other in a cycle, so no schedule exists: " + where);
+    result->violations.push_back("subgraphs wait on each other in a cycle, so no schedule exists: " +
+                                 where);
     return;
   }
   double latencyValue = 0;

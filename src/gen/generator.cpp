@@ -11,10 +11,10 @@ namespace dnnplace {
 namespace {
 
 // The device model behind every generated number (see generator.hpp).
-constexpr double kAcceleratorFlopsPerMs = 5e9;      // 5 TFLOP/s
-constexpr double kAcceleratorBytesPerMs = 5e8;      // 500 GB/s device memory
-constexpr double kCpuSlowdown = 10;                 // one core vs one accelerator
-constexpr double kLinkBytesPerMs = 12e6;            // 12 GB/s host link
+constexpr double kAcceleratorFlopsPerMs = 5e9;  // 5 TFLOP/s
+constexpr double kAcceleratorBytesPerMs = 5e8;  // 500 GB/s device memory
+constexpr double kCpuSlowdown = 10;             // one core vs one accelerator
+constexpr double kLinkBytesPerMs = 12e6;        // 12 GB/s host link
 constexpr double kLaunchOverheadMs = 0.005;
 constexpr double kFloatBytes = 4;
 
@@ -203,8 +203,8 @@ void buildChain(GraphBuilder& g, const GeneratorOptions& options) {
     double next = std::round(g.rng.between(256, 4096));
     double weights = features * next * kFloatBytes;
     double output = batch * next * kFloatBytes;
-    int op = g.compute("layer" + std::to_string(layer), 2 * batch * features * next,
-                       weights + output, output, weights + output);
+    int op = g.compute("layer" + std::to_string(layer), 2 * batch * features * next, weights + output,
+                       output, weights + output);
     if (previous >= 0) g.connect(previous, op);
     previous = op;
     features = next;
@@ -229,9 +229,9 @@ void buildTransformer(GraphBuilder& g, const GeneratorOptions& options) {
 
   auto dense = [&](const std::string& name, int from, double inFeatures, double outFeatures) {
     double output = tokens * outFeatures * kFloatBytes;
-    int op = g.withWeights(
-        g.compute(name, 2 * tokens * inFeatures * outFeatures, 2 * output, output, output),
-        (inFeatures * outFeatures + outFeatures) * kFloatBytes);
+    int op = g.withWeights(g.compute(name, 2 * tokens * inFeatures * outFeatures, 2 * output, output,
+                                     output),
+                           (inFeatures * outFeatures + outFeatures) * kFloatBytes);
     g.connect(from, op);
     return op;
   };
@@ -309,8 +309,8 @@ void buildCnn(GraphBuilder& g, const GeneratorOptions& options) {
   };
 
   int image = g.leaf("images", batch * 3 * 224 * 224 * kFloatBytes);
-  int x = relu("stem.relu", batchNorm("stem.bn", conv("stem.conv", image, 3, 64, 7, 112), 64, 112),
-               64, 112);
+  int x = relu("stem.relu", batchNorm("stem.bn", conv("stem.conv", image, 3, 64, 7, 112), 64, 112), 64,
+               112);
   int pool = g.elementwise("stem.maxpool", batch * 64 * 56 * 56, 9);
   g.connect(x, pool);
   x = pool;
@@ -326,8 +326,8 @@ void buildCnn(GraphBuilder& g, const GeneratorOptions& options) {
     stage = blockStage;
 
     int main = conv(prefix + "conv1", x, channels, outChannels, 3, outSide);
-    main = relu(prefix + "relu1", batchNorm(prefix + "bn1", main, outChannels, outSide),
-                outChannels, outSide);
+    main = relu(prefix + "relu1", batchNorm(prefix + "bn1", main, outChannels, outSide), outChannels,
+                outSide);
     main = batchNorm(prefix + "bn2", conv(prefix + "conv2", main, outChannels, outChannels, 3, outSide),
                      outChannels, outSide);
     int shortcut = x;
@@ -361,8 +361,7 @@ void buildSeriesParallel(GraphBuilder& g, const GeneratorOptions& options) {
     double features = std::round(g.rng.between(256, 2048));
     double output = batch * features * kFloatBytes;
     double weights = features * features * kFloatBytes;
-    return g.compute(name, 2 * batch * features * features, weights + output, output,
-                     weights + output);
+    return g.compute(name, 2 * batch * features * features, weights + output, output, weights + output);
   };
   int x = layer("input_layer");
   for (int block = 0; block < options.blocks; ++block) {

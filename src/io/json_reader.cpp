@@ -53,9 +53,11 @@ namespace {
 /// An integer too large for 64 bits (written plainly or, as the paper's
 /// files sometimes do, as 3.0).
 bool pastSixtyFourBits(const Value& value) {
-  if (value.kind == Value::Kind::Unsigned) return value.unsignedInteger > static_cast<std::uint64_t>(INT64_MAX);
+  if (value.kind == Value::Kind::Unsigned)
+    return value.unsignedInteger > static_cast<std::uint64_t>(INT64_MAX);
   const double x = value.floating;
-  return value.kind == Value::Kind::Float && std::isfinite(x) && std::floor(x) == x && (x < -9.2e18 || x > 9.2e18);
+  return value.kind == Value::Kind::Float && std::isfinite(x) && std::floor(x) == x &&
+         (x < -9.2e18 || x > 9.2e18);
 }
 
 }  // namespace
@@ -92,7 +94,8 @@ namespace detail {
 
 std::string numberFault(const Value& value, bool allowNegative) {
   if (!value.isNumber()) return "must be a number, got " + describe(value);
-  return std::string("must be a finite number") + (allowNegative ? "" : " >= 0") + ", got " + describe(value);
+  return std::string("must be a finite number") + (allowNegative ? "" : " >= 0") + ", got " +
+         describe(value);
 }
 
 std::string integerFault(const Value& value, bool allowNegative) {
@@ -100,7 +103,9 @@ std::string integerFault(const Value& value, bool allowNegative) {
          (pastSixtyFourBits(value) ? " that fits in 64 bits" : "") + ", got " + describe(value);
 }
 
-std::string flagFault(const Value& value) { return "must be true, false, 0 or 1, got " + describe(value); }
+std::string flagFault(const Value& value) {
+  return "must be true, false, 0 or 1, got " + describe(value);
+}
 
 bool acceptable(std::string_view text, const std::string& name, std::string* error) {
   // nlohmann reads a NUL byte as a character like any other; we refuse it
@@ -121,9 +126,11 @@ namespace {
 /// Line and column (from 1) of a byte offset, for messages.
 std::string lineAndColumn(std::string_view text, std::size_t offset) {
   offset = std::min(offset, text.size());
-  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+  const std::size_t line =
+      1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
   const std::size_t lineStart = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-  const std::size_t column = lineStart == std::string_view::npos || offset == 0 ? offset + 1 : offset - lineStart;
+  const std::size_t column = lineStart == std::string_view::npos || offset == 0 ? offset + 1
+                                                                                : offset - lineStart;
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
@@ -147,8 +154,10 @@ std::string tooDeep(std::string_view text, const std::string& name) {
   for (; at < text.size(); ++at) {
     const char c = text[at];
     if (inString) {
-      if (c == '\\') ++at;
-      else if (c == '"') inString = false;
+      if (c == '\\')
+        ++at;
+      else if (c == '"')
+        inString = false;
     } else if (c == '"') {
       inString = true;
     } else if (c == '[' || c == '{') {
@@ -184,7 +193,8 @@ std::string parseFault(std::string_view text, const std::string& name, std::size
     what = printable(description.substr(0, last), 200);
     if (last != std::string_view::npos) what += "; last read: '" + shownToken(lastToken) + "'";
   }
-  return name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) + ": " + what;
+  return name + ": invalid JSON at byte " + std::to_string(at) + ": " + lineAndColumn(text, at) + ": " +
+         what;
 }
 
 }  // namespace detail

@@ -32,7 +32,9 @@ struct Value {
   double floating = 0;
   std::string_view string;  ///< valid only during the event that hands it over
 
-  bool isNumber() const { return kind == Kind::Integer || kind == Kind::Unsigned || kind == Kind::Float; }
+  bool isNumber() const {
+    return kind == Kind::Integer || kind == Kind::Unsigned || kind == Kind::Float;
+  }
   /// A number as a double, converted as nlohmann's get<double>() does.
   double asDouble() const;
 };
@@ -73,11 +75,11 @@ bool toFlag(const Value& value, bool* out);
 /// called only for a message: a workload has millions of elements, and
 /// their names would cost more than reading them.
 template <class Where>
-bool readNumber(const Field& field, const char* name, bool allowNegative, double* out, const Where& where,
-                std::string* error);
+bool readNumber(const Field& field, const char* name, bool allowNegative, double* out,
+                const Where& where, std::string* error);
 template <class Where>
-bool readInteger(const Field& field, const char* name, bool allowNegative, std::int64_t* out, const Where& where,
-                 std::string* error);
+bool readInteger(const Field& field, const char* name, bool allowNegative, std::int64_t* out,
+                 const Where& where, std::string* error);
 template <class Where>
 bool readFlag(const Field& field, const char* name, bool* out, const Where& where, std::string* error);
 template <class Where>
@@ -113,7 +115,8 @@ std::string tooDeep(std::string_view text, const std::string& name);
 std::string parseFault(std::string_view text, const std::string& name, std::size_t position,
                        const std::string& lastToken, int faultId, const std::string& faultText);
 
-inline bool fail(const std::string& where, const char* name, const std::string& what, std::string* error) {
+inline bool fail(const std::string& where, const char* name, const std::string& what,
+                 std::string* error) {
   *error = where + ": " + name + " " + what;
   return false;
 }
@@ -214,22 +217,22 @@ bool readJson(std::string_view text, const std::string& name, Schema& schema, st
   detail::Sax<Schema> sax(schema);
   if (nlohmann::json::sax_parse(text.begin(), text.end(), &sax)) return true;
   *error = sax.tooDeep() ? detail::tooDeep(text, name)
-                         : detail::parseFault(text, name, sax.position(), sax.lastToken(), sax.faultId(),
-                                              sax.faultText());
+                         : detail::parseFault(text, name, sax.position(), sax.lastToken(),
+                                              sax.faultId(), sax.faultText());
   return false;
 }
 
 template <class Where>
-bool readNumber(const Field& field, const char* name, bool allowNegative, double* out, const Where& where,
-                std::string* error) {
+bool readNumber(const Field& field, const char* name, bool allowNegative, double* out,
+                const Where& where, std::string* error) {
   if (!field.present()) return detail::fail(where(), name, "is missing", error);
   if (toNumber(field.value(), allowNegative, out)) return true;
   return detail::fail(where(), name, detail::numberFault(field.value(), allowNegative), error);
 }
 
 template <class Where>
-bool readInteger(const Field& field, const char* name, bool allowNegative, std::int64_t* out, const Where& where,
-                 std::string* error) {
+bool readInteger(const Field& field, const char* name, bool allowNegative, std::int64_t* out,
+                 const Where& where, std::string* error) {
   if (!field.present()) return detail::fail(where(), name, "is missing", error);
   if (toInteger(field.value(), allowNegative, out)) return true;
   return detail::fail(where(), name, detail::integerFault(field.value(), allowNegative), error);

@@ -93,7 +93,9 @@ class PlanSchema {
   /// After the parse: the plan, checked in the order a walk over the whole
   /// document would find its faults.
   std::optional<PlanFile> plan(std::string* error) {
-    if (!json_reader::requireObject(top_.value(), [this] { return file_ + ": top level"; }, error)) return std::nullopt;
+    if (!json_reader::requireObject(
+            top_.value(), [this] { return file_ + ": top level"; }, error))
+      return std::nullopt;
     if (!lists_[kFpgas].field.present() && !lists_[kCpus].field.present()) {
       *error = file_ + ": a plan needs \"fpgas\" and/or \"cpus\" (lists of {\"nodes\": [ids]})";
       return std::nullopt;
@@ -122,12 +124,14 @@ class PlanSchema {
 
   /// "fpgas[3]": the device being read.
   std::string device() const {
-    return std::string(kListNames[streaming_]) + "[" + std::to_string(lists_[streaming_].devices.size()) + "]";
+    return std::string(kListNames[streaming_]) + "[" +
+           std::to_string(lists_[streaming_].devices.size()) + "]";
   }
   void notAnObject(const Value& value) {
     List& list = lists_[streaming_];
     if (!list.error.empty()) return;
-    json_reader::requireObject(value, [this] { return file_ + ": " + device(); }, &list.error);
+    json_reader::requireObject(
+        value, [this] { return file_ + ": " + device(); }, &list.error);
   }
   void id(const Value& value) {
     const std::size_t i = ids_.size();
@@ -140,7 +144,8 @@ class PlanSchema {
     Field field;
     field.set(value);
     const std::string name = "nodes[" + std::to_string(i) + "]";
-    json_reader::readInteger(field, name.c_str(), true, &id, [this] { return file_ + ": " + device(); }, &idError_);
+    json_reader::readInteger(
+        field, name.c_str(), true, &id, [this] { return file_ + ": " + device(); }, &idError_);
   }
   void finishDevice() {
     List& list = lists_[streaming_];
@@ -232,23 +237,27 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
       }
       Repeated& r = repeated[repeatedIndex[*v]];
       ++r.listings;
-      if (std::find(r.devices.begin(), r.devices.end(), device) == r.devices.end()) r.devices.push_back(device);
+      if (std::find(r.devices.begin(), r.devices.end(), device) == r.devices.end())
+        r.devices.push_back(device);
     }
   }
   for (const Repeated& r : repeated) {
     constexpr std::size_t kShown = 4;
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < r.devices.size() && i < kShown; ++i) names.push_back(deviceName(r.devices[i]));
-    if (r.devices.size() > kShown) names.push_back(std::to_string(r.devices.size() - kShown) + " more devices");
+    for (std::size_t i = 0; i < r.devices.size() && i < kShown; ++i)
+      names.push_back(deviceName(r.devices[i]));
+    if (r.devices.size() > kShown)
+      names.push_back(std::to_string(r.devices.size() - kShown) + " more devices");
     std::string where = names.front();  // "a", "a and b", "a, b and c"
-    for (std::size_t i = 1; i < names.size(); ++i) where += (i + 1 == names.size() ? " and " : ", ") + names[i];
-    violations->push_back("node " + std::to_string(workload.graph().nodes[r.node].id) + " is listed " +
-                          (r.listings == 2 ? std::string("twice") : std::to_string(r.listings) + " times") +
-                          (r.devices.size() == 1 ? " on " + where : " (" + where + ")"));
+    for (std::size_t i = 1; i < names.size(); ++i)
+      where += (i + 1 == names.size() ? " and " : ", ") + names[i];
+    violations->push_back(
+        "node " + std::to_string(workload.graph().nodes[r.node].id) + " is listed " +
+        (r.listings == 2 ? std::string("twice") : std::to_string(r.listings) + " times") +
+        (r.devices.size() == 1 ? " on " + where : " (" + where + ")"));
   }
   if (!unknown.empty())
-    violations->push_back("the plan lists node ids that are not in the workload: " +
-                          listIds(unknown));
+    violations->push_back("the plan lists node ids that are not in the workload: " + listIds(unknown));
 
   // Expert splits list forward nodes only: a backward node follows its class.
   std::vector<std::int32_t> classDevice(workload.graph().numClasses, Placement::kUnplaced);

@@ -42,7 +42,8 @@ std::optional<std::string> readFile(const std::string& path, std::string* error)
     text.resize(static_cast<std::size_t>(status.st_size) + 1);
   std::size_t used = 0;
   for (;;) {
-    if (used == text.size()) text.resize(std::max<std::size_t>(4096, 2 * text.size()));  // pipes, growing files
+    if (used == text.size())
+      text.resize(std::max<std::size_t>(4096, 2 * text.size()));  // pipes, growing files
     const ssize_t got = ::read(fd, text.data() + used, text.size() - used);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "dnnplace/workload.hpp"
-#include "util/format.hpp"
 #include "io/json_reader.hpp"
 #include "model/labels.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -22,13 +22,24 @@ using json_reader::Field;
 using json_reader::Value;
 
 enum TopField : int { kMaxSize, kMaxFpgas, kMaxCpus, kNodes, kEdges, kTopFields };
-enum NodeField : int { kId, kSupported, kCpuLatency, kFpgaLatency, kBackward, kColor, kSize, kName, kNodeFields };
+enum NodeField : int {
+  kId,
+  kSupported,
+  kCpuLatency,
+  kFpgaLatency,
+  kBackward,
+  kColor,
+  kSize,
+  kName,
+  kNodeFields
+};
 enum EdgeField : int { kSource, kDest, kCost, kEdgeFields };
 
-constexpr std::array<std::string_view, kTopFields> kTopNames = {"maxSizePerFPGA", "maxFPGAs", "maxCPUs", "nodes",
-                                                           "edges"};
+constexpr std::array<std::string_view, kTopFields> kTopNames = {"maxSizePerFPGA", "maxFPGAs", "maxCPUs",
+                                                                "nodes", "edges"};
 constexpr std::array<std::string_view, kNodeFields> kNodeNames = {
-    "id", "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode", "colorClass", "size", "name"};
+    "id",  "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode", "colorClass", "size",
+    "name"};
 constexpr std::array<std::string_view, kEdgeFields> kEdgeNames = {"sourceId", "destId", "cost"};
 
 constexpr int kNone = -1;
@@ -42,13 +53,14 @@ int indexOf(const std::array<std::string_view, N>& names, std::string_view name)
 }
 
 /// One node from its fields; false with *error set if it is not a node.
-bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::size_t i, const std::string& file,
-              std::string* error, Node* node) {
+bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::size_t i,
+              const std::string& file, std::string* error, Node* node) {
   // The id comes first so later messages can name it.
   std::optional<std::int64_t> id;
   if (f[kId].present()) {
     std::int64_t value = 0;
-    if (!json_reader::readInteger(f[kId], "id", true, &value, [&] { return file + ": " + nodeLabel(i, id); }, error))
+    if (!json_reader::readInteger(
+            f[kId], "id", true, &value, [&] { return file + ": " + nodeLabel(i, id); }, error))
       return false;
     id = value;
   }
@@ -58,7 +70,8 @@ bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::s
   if (!json_reader::readInteger(f[kId], "id", true, &checked, where, error) ||
       !json_reader::readFlag(f[kSupported], "supportedOnFpga", &node->supportedOnFpga, where, error) ||
       !json_reader::readNumber(f[kCpuLatency], "cpuLatency", false, &node->cpuLatency, where, error) ||
-      !json_reader::readNumber(f[kFpgaLatency], "fpgaLatency", false, &node->fpgaLatency, where, error) ||
+      !json_reader::readNumber(f[kFpgaLatency], "fpgaLatency", false, &node->fpgaLatency, where,
+                               error) ||
       !json_reader::readFlag(f[kBackward], "isBackwardNode", &node->isBackward, where, error))
     return false;
   node->id = checked;
@@ -67,15 +80,17 @@ bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::s
     if (!json_reader::readInteger(f[kColor], "colorClass", true, &cls, where, error)) return false;
     node->colorClass = cls;
   }
-  if (f[kSize].present() && !json_reader::readNumber(f[kSize], "size", false, &node->size, where, error))
+  if (f[kSize].present() &&
+      !json_reader::readNumber(f[kSize], "size", false, &node->size, where, error))
     return false;
-  if (f[kName].present() && f[kName].value().kind == Value::Kind::String) node->name = f[kName].value().string;
+  if (f[kName].present() && f[kName].value().kind == Value::Kind::String)
+    node->name = f[kName].value().string;
   return true;
 }
 
 /// One edge from its fields; false with *error set if it is not an edge.
-bool readEdge(const Value& item, const std::array<Field, kEdgeFields>& f, std::size_t i, const std::string& file,
-              std::string* error, RawEdge* edge) {
+bool readEdge(const Value& item, const std::array<Field, kEdgeFields>& f, std::size_t i,
+              const std::string& file, std::string* error, RawEdge* edge) {
   const auto where = [&] { return file + ": edge #" + std::to_string(i); };
   return json_reader::requireObject(item, where, error) &&
          json_reader::readInteger(f[kSource], "sourceId", true, &edge->sourceId, where, error) &&
@@ -122,8 +137,10 @@ class WorkloadSchema {
   }
   void close(int level) {
     if (streaming_ == kNone) return;
-    if (level == 2) finishElement();
-    else if (level == 1) streaming_ = kNone;  // the streamed array ends
+    if (level == 2)
+      finishElement();
+    else if (level == 1)
+      streaming_ = kNone;  // the streamed array ends
   }
   void key(std::string_view name, int level) {
     if (level == 1) {
@@ -137,18 +154,20 @@ class WorkloadSchema {
   /// whole document would find its faults.
   std::optional<Workload> workload(std::string* error) {
     const auto where = [this] { return file_; };
-    if (!json_reader::requireObject(top_.value(), [this] { return file_ + ": top level"; }, error)) return std::nullopt;
+    if (!json_reader::requireObject(
+            top_.value(), [this] { return file_ + ": top level"; }, error))
+      return std::nullopt;
     Machine machine;
     std::int64_t maxFpgas = 0, maxCpus = 0;
-    if (!json_reader::readNumber(topFields_[kMaxSize], "maxSizePerFPGA", false, &machine.maxSizePerFpga, where,
-                                error) ||
+    if (!json_reader::readNumber(topFields_[kMaxSize], "maxSizePerFPGA", false, &machine.maxSizePerFpga,
+                                 where, error) ||
         !json_reader::readInteger(topFields_[kMaxFpgas], "maxFPGAs", false, &maxFpgas, where, error) ||
         !json_reader::readInteger(topFields_[kMaxCpus], "maxCPUs", false, &maxCpus, where, error))
       return std::nullopt;
     for (auto [field, value] : {std::pair{"maxFPGAs", maxFpgas}, std::pair{"maxCPUs", maxCpus}})
       if (value > kMaxDevicesPerKind) {
-        *error = file_ + ": " + field + " must be at most " + std::to_string(kMaxDevicesPerKind) + ", got " +
-                 std::to_string(value);
+        *error = file_ + ": " + field + " must be at most " + std::to_string(kMaxDevicesPerKind) +
+                 ", got " + std::to_string(value);
         return std::nullopt;
       }
     machine.maxFpgas = static_cast<int>(maxFpgas);
@@ -197,7 +216,8 @@ class WorkloadSchema {
     } else {
       const std::size_t i = numEdges_++;
       RawEdge edge;
-      if (edgeError_.empty() && readEdge(item_, edgeFields_, i, file_, &edgeError_, &edge)) edges_.push_back(edge);
+      if (edgeError_.empty() && readEdge(item_, edgeFields_, i, file_, &edgeError_, &edge))
+        edges_.push_back(edge);
     }
   }
 
@@ -218,7 +238,8 @@ class WorkloadSchema {
 
 }  // namespace
 
-std::optional<Workload> parseWorkload(std::string_view text, const std::string& name, std::string* error) {
+std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
+                                      std::string* error) {
   WorkloadSchema schema(name);
   if (!json_reader::readJson(text, name, schema, error)) return std::nullopt;
   return schema.workload(error);

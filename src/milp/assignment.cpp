@@ -42,13 +42,15 @@ void addAssignmentAndMemory(const Workload& w, const objective::ClassTotals& tot
 
 std::vector<std::vector<int>> classColumns(const Workload& w, const Allowed& allowed, int accelerators,
                                            int cpuDevices, ModelBuilder* builder) {
-  std::vector<std::vector<int>> x(w.graph().numClasses, std::vector<int>(accelerators + cpuDevices, -1));
+  std::vector<std::vector<int>> x(w.graph().numClasses,
+                                  std::vector<int>(accelerators + cpuDevices, -1));
   int acceleratorRank = 0, cpuRank = 0;
   for (int c = 0; c < w.graph().numClasses; ++c) {
     for (int d = 0; d < accelerators + cpuDevices; ++d) {
       const bool accelerator = d < accelerators;
       const int index = accelerator ? d : d - accelerators;
-      if (accelerator ? !allowed.accelerator[c] || index > acceleratorRank : !allowed.cpu || index > cpuRank)
+      if (accelerator ? !allowed.accelerator[c] || index > acceleratorRank
+                      : !allowed.cpu || index > cpuRank)
         continue;
       x[c][d] = builder->addColumn(name("x", {c, d}), 0, 1, 0, true);
     }
@@ -58,7 +60,8 @@ std::vector<std::vector<int>> classColumns(const Workload& w, const Allowed& all
   return x;
 }
 
-std::vector<std::pair<int, double>> classColumnValues(const Workload& w, const std::vector<std::vector<int>>& x,
+std::vector<std::pair<int, double>> classColumnValues(const Workload& w,
+                                                      const std::vector<std::vector<int>>& x,
                                                       const Placement& p) {
   std::vector<std::pair<int, double>> values;
   for (int c = 0; c < w.graph().numClasses; ++c) {

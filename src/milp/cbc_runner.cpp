@@ -17,7 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 /// Stops the search on Ctrl-C or at the wall-clock deadline, and reports
 /// progress at most twice a second.
 class StopHandler : public CbcEventHandler {
@@ -75,8 +74,8 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
   });
 }
 
-CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start,
-                 double startObjective, const SolveOptions& options, Clock::time_point began) {
+CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start, double startObjective,
+                 const SolveOptions& options, Clock::time_point began) {
   CbcResult result;
   const double remaining = std::max(0.5, options.timeLimitSeconds - secondsSince(began));
   auto model = std::make_unique<CbcModel>(solver);

@@ -28,8 +28,8 @@ struct CbcResult {
 /// solve the LP for the continuous columns. Empty when that LP is infeasible
 /// or does not finish within `seconds` (then *why, when given, says which).
 std::vector<double> completeSolution(const OsiClpSolverInterface& base,
-                                     const std::vector<std::pair<int, double>>& integers, double seconds,
-                                     double* objective, std::string* why = nullptr);
+                                     const std::vector<std::pair<int, double>>& integers,
+                                     double seconds, double* objective, std::string* why = nullptr);
 
 /// Branch and bound from the solved root LP of `solver`, started from
 /// `start` (empty: none) and stopped at `options.timeLimitSeconds` after

@@ -105,8 +105,7 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
         }
       }
       if (q >= 2)
-        for (int j = 0; j < q; ++j)
-          b.addRow(name("levelUp", {v, a, j + 1}), upper[j], -kInfinity, 0);
+        for (int j = 0; j < q; ++j) b.addRow(name("levelUp", {v, a, j + 1}), upper[j], -kInfinity, 0);
     }
   }
 
@@ -133,8 +132,7 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
     b.addRow(name("cpuSelf", {v}), own, 0, kInfinity);
     for (NodeIndex u : w.predecessors(v)) {
       Linear row;
-      row.add(finish[v], 1).add(finish[u], -1).add(cpuDevice >= 0 ? xOf(v, cpuDevice) : -1,
-                                                    -cpuTime);
+      row.add(finish[v], 1).add(finish[u], -1).add(cpuDevice >= 0 ? xOf(v, cpuDevice) : -1, -cpuTime);
       b.addRow(name("after", {u, v}), row, 0, kInfinity);
     }
     if (w.successors(v).empty()) {

@@ -23,7 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 /// MILP's message for a class that fits no device.
 std::string unplaceableMessage(const Workload& w, const objective::ClassTotals& totals,
                                const objective::Unplaceable& unplaceable) {
@@ -31,7 +30,8 @@ std::string unplaceableMessage(const Workload& w, const objective::ClassTotals& 
   if (unplaceable.reason == Reason::NoDevices) return "the machine has no accelerator and no CPU core";
   const std::string what = objective::describeClass(w, unplaceable.cls);
   if (unplaceable.reason == Reason::Unsupported)
-    return what + " has an operator unsupported on accelerators and there is no CPU core (maxCPUs is 0)";
+    return what +
+           " has an operator unsupported on accelerators and there is no CPU core (maxCPUs is 0)";
   std::ostringstream why;
   why << what << " needs " << totals.size[unplaceable.cls] << " bytes, accelerators hold "
       << w.machine.maxSizePerFpga << " bytes, and maxCPUs is 0";
@@ -47,7 +47,8 @@ std::optional<SolveOutcome> milpRefusal(const Workload& w, const SolveOptions& o
     if (std::string why = modelPathProblem(options.writeModelPath); !why.empty())
       return failedCall(CallStatus::InvalidInput, why);
   if (latency && options.contiguity == Contiguity::Convex)
-    return failedCall(CallStatus::InvalidInput, "--contiguity applies to the throughput objective only");
+    return failedCall(CallStatus::InvalidInput,
+                      "--contiguity applies to the throughput objective only");
   // Latency: CPU nodes run on as many cores as needed, but need at least one to exist.
   const objective::ClassTotals totals(w);
   if (const auto unplaceable = objective::findUnplaceable(w, totals, w.machine.maxCpus > 0))
@@ -67,7 +68,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   // The best warm start that is a plan of the model's problem.
   Candidate best;
   for (const WarmStart& start : input.warmStarts) {
-    if (!objective::matchesMachine(w, start.placement) || !objective::placementProblem(w, start.placement).empty())
+    if (!objective::matchesMachine(w, start.placement) ||
+        !objective::placementProblem(w, start.placement).empty())
       continue;
     Placement p = canonical(w, start.placement, latency);
     const auto value = objectiveFor(w, p, options);
@@ -96,8 +98,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   double startObjective = 0;
   if (best.objective < kInfinity) {
     std::string why;
-    start = completeSolution(*solver, model.integerValues(best.placement), std::max(0.2, 0.2 * options.timeLimitSeconds),
-                             &startObjective, &why);
+    start = completeSolution(*solver, model.integerValues(best.placement),
+                             std::max(0.2, 0.2 * options.timeLimitSeconds), &startObjective, &why);
     notes << "; warm start " << best.method << " " << best.objective;
     if (start.empty()) notes << " (" << why << ")";
   }

@@ -24,10 +24,10 @@ struct Allowed {
 struct Model {
   ModelBuilder builder;
   int numAccelerators = 0;
-  int numCpuDevices = 0;                ///< throughput: ℓ cores; latency: 1 pool (or 0)
-  std::vector<std::vector<int>> x;      ///< x[c][d]
-  int objectiveColumn = -1;             ///< T or L (throughput with diffMaxima: −1)
-  double simpleBound = 0;               ///< a bound known without solving anything
+  int numCpuDevices = 0;            ///< throughput: ℓ cores; latency: 1 pool (or 0)
+  std::vector<std::vector<int>> x;  ///< x[c][d]
+  int objectiveColumn = -1;         ///< T or L (throughput with diffMaxima: −1)
+  double simpleBound = 0;           ///< a bound known without solving anything
   /// Integer column values for a placement (others are solved for by an LP).
   std::function<std::vector<std::pair<int, double>>(const Placement&)> integerValues;
 };
@@ -37,8 +37,8 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals, c
                       const SolveOptions& options);
 
 /// Latency model (docs/model.md §5), `upperBound` a known latency (or ∞).
-Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed, int q,
-                   double upperBound);
+Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
+                   int q, double upperBound);
 
 // Parts both models share (assignment.cpp).
 
@@ -57,7 +57,8 @@ void addAssignmentAndMemory(const Workload& w, const objective::ClassTotals& tot
 void breakSymmetry(Model* m, int first, int count, const char* label);
 
 /// The x values of a placement: (column, 0 or 1) for every x column.
-std::vector<std::pair<int, double>> classColumnValues(const Workload& w, const std::vector<std::vector<int>>& x,
+std::vector<std::pair<int, double>> classColumnValues(const Workload& w,
+                                                      const std::vector<std::vector<int>>& x,
                                                       const Placement& p);
 
 /// Relabels identical devices so accelerators (and CPU cores) appear in order

@@ -7,7 +7,8 @@
 
 namespace dnnplace::milp {
 
-int ModelBuilder::addColumn(std::string name, double lower, double upper, double objective, bool integer) {
+int ModelBuilder::addColumn(std::string name, double lower, double upper, double objective,
+                            bool integer) {
   names_.push_back(std::move(name));
   lower_.push_back(lower);
   upper_.push_back(upper);

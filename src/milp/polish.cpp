@@ -12,12 +12,12 @@
 
 namespace dnnplace::milp {
 
-std::optional<double> objectiveFor(const Workload& w, const Placement& p,
-                                   const SolveOptions& options) {
+std::optional<double> objectiveFor(const Workload& w, const Placement& p, const SolveOptions& options) {
   if (!objective::matchesMachine(w, p)) return std::nullopt;
   if (!objective::placementProblem(w, p).empty()) return std::nullopt;
   if (options.objective == Objective::Latency) return objective::latencyOf(w, p, options.q);
-  if (options.contiguity == Contiguity::Convex && !objective::isConvexPlacement(w, p)) return std::nullopt;
+  if (options.contiguity == Contiguity::Convex && !objective::isConvexPlacement(w, p))
+    return std::nullopt;
   return objective::throughputObjective(w, p, options.diffMaxima);
 }
 
@@ -55,7 +55,8 @@ void polishLatency(const Workload& w, const SolveOptions& options, const Allowed
       for (int to = 0; to <= k; ++to) {
         if (to == from) continue;
         if (to < k) {
-          if (!allowed.accelerator[c] || !objective::fitsMemory(memory[to] + classSize[c], w.machine)) continue;
+          if (!allowed.accelerator[c] || !objective::fitsMemory(memory[to] + classSize[c], w.machine))
+            continue;
           if (memory[to] == 0) {  // empty accelerators are interchangeable
             bool empty = true;
             for (NodeIndex v = 0; v < w.numNodes() && empty; ++v) empty = p.deviceOf[v] != to;
@@ -76,14 +77,13 @@ void polishLatency(const Workload& w, const SolveOptions& options, const Allowed
       }
     }
   }
-  if (improvedAny)
-    *best = {canonical(w, p, true), value, best->method + " + latency descent"};
+  if (improvedAny) *best = {canonical(w, p, true), value, best->method + " + latency descent"};
 }
 
 }  // namespace
 
-void polish(const Workload& w, const SolveOptions& options, const Allowed& allowed,
-            double seconds, Candidate* best) {
+void polish(const Workload& w, const SolveOptions& options, const Allowed& allowed, double seconds,
+            Candidate* best) {
   if (best->objective == kInfinity) return;
   if (options.interrupt && options.interrupt->load()) return;
   if (options.objective == Objective::Latency) {
@@ -94,8 +94,7 @@ void polish(const Workload& w, const SolveOptions& options, const Allowed& allow
   sub.timeLimitSeconds = std::max(0.1, seconds);
   sub.progress = nullptr;
   const SolveOutcome o = localSearchFrom(w, best->placement, sub);
-  if ((o.status != SolveStatus::Optimal && o.status != SolveStatus::Feasible) || !o.placement)
-    return;
+  if ((o.status != SolveStatus::Optimal && o.status != SolveStatus::Feasible) || !o.placement) return;
   const auto value = objectiveFor(w, *o.placement, options);
   if (value && *value < best->objective * (1 - 1e-12))
     *best = {canonical(w, *o.placement, false), *value, best->method + " + local search"};

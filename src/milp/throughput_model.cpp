@@ -7,8 +7,8 @@
 
 namespace dnnplace::milp {
 
-Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
-                      const Allowed& allowed, const SolveOptions& options) {
+Model throughputModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
+                      const SolveOptions& options) {
   Model m;
   const int k = w.machine.maxFpgas, cpus = w.machine.maxCpus;
   m.numAccelerators = k;
@@ -44,7 +44,8 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
     for (NodeIndex x : w.successors(u))
       if (w.graph().classOf[x] != w.graph().classOf[u]) targets.insert(w.graph().classOf[x]);
     if (targets.empty()) continue;
-    Group g{w.graph().classOf[u], {targets.begin(), targets.end()},
+    Group g{w.graph().classOf[u],
+            {targets.begin(), targets.end()},
             options.diffMaxima && w.graph().nodes[u].isBackward};
     groups[g] += w.graph().outCost[u];
   }
@@ -100,7 +101,8 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
     for (auto it = w.graph().topologicalOrder.rbegin(); it != w.graph().topologicalOrder.rend(); ++it) {
       const NodeIndex u = *it;
       for (NodeIndex x : w.successors(u))
-        if (objective::isForwardEdge(w, u, x) && (w.graph().classOf[u] != w.graph().classOf[x] || needsReach[x]))
+        if (objective::isForwardEdge(w, u, x) &&
+            (w.graph().classOf[u] != w.graph().classOf[x] || needsReach[x]))
           needsReach[u] = 1;
     }
     for (int d = 0; d < devices; ++d) {
@@ -123,7 +125,9 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
           }
           if (w.graph().classOf[u] != w.graph().classOf[x] && m.x[w.graph().classOf[x]][d] >= 0) {
             Linear row;
-            row.add(m.x[w.graph().classOf[x]][d], 1).add(reach[u], 1).add(m.x[w.graph().classOf[u]][d], -1);
+            row.add(m.x[w.graph().classOf[x]][d], 1)
+                .add(reach[u], 1)
+                .add(m.x[w.graph().classOf[u]][d], -1);
             b.addRow(name("convex", {u, x, d}), row, -kInfinity, 1);
           }
         }
@@ -131,7 +135,9 @@ Model throughputModel(const Workload& w, const objective::ClassTotals& totals,
     }
   }
 
-  m.integerValues = [xColumns = m.x, &w](const Placement& p) { return classColumnValues(w, xColumns, p); };
+  m.integerValues = [xColumns = m.x, &w](const Placement& p) {
+    return classColumnValues(w, xColumns, p);
+  };
   return m;
 }
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <memory>
 
-#include "util/format.hpp"
 #include "model/labels.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -84,8 +84,7 @@ std::vector<NodeIndex> topologicalOrder(int n, const std::vector<std::int32_t>& 
 // order still waits for an unordered predecessor, so walking such
 // predecessors must revisit a node: the walk from there is a cycle (backwards).
 std::string describeCycle(const std::vector<Node>& nodes, const std::vector<std::int32_t>& predStart,
-                          const std::vector<std::int32_t>& pred,
-                          const std::vector<int>& inDegree) {
+                          const std::vector<std::int32_t>& pred, const std::vector<int>& inDegree) {
   NodeIndex start = 0;
   while (inDegree[start] == 0) ++start;
   std::vector<int> seenAt(nodes.size(), -1);
@@ -119,7 +118,9 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
   auto graph = std::make_shared<Graph>();
   Graph& w = *graph;
   const std::string& file = name;
-  if (!checkAmount(machine.maxSizePerFpga, [&] { return file; }, "maxSizePerFPGA", error)) return std::nullopt;
+  if (!checkAmount(
+          machine.maxSizePerFpga, [&] { return file; }, "maxSizePerFPGA", error))
+    return std::nullopt;
   if (machine.maxFpgas < 0 || machine.maxFpgas > kMaxDevicesPerKind) {
     *error = file + ": maxFPGAs must be an integer in [0, " + std::to_string(kMaxDevicesPerKind) +
              "], got " + std::to_string(machine.maxFpgas);

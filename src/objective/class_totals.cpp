@@ -34,7 +34,8 @@ bool ClassTotals::fitsAccelerator(int c, const Machine& machine) const {
 
 std::vector<char> ClassTotals::acceleratorAllowed(const Machine& machine) const {
   std::vector<char> allowed(size.size());
-  for (std::size_t c = 0; c < size.size(); ++c) allowed[c] = fitsAccelerator(static_cast<int>(c), machine);
+  for (std::size_t c = 0; c < size.size(); ++c)
+    allowed[c] = fitsAccelerator(static_cast<int>(c), machine);
   return allowed;
 }
 
@@ -65,8 +66,9 @@ std::string whyUnplaceable(const Workload& workload, const ClassTotals& totals) 
   const int c = unplaceable->cls;
   if (unplaceable->reason == Unplaceable::Reason::Unsupported)
     return describeClass(workload, c) + " has an operator unsupported on accelerators and maxCPUs is 0";
-  return describeClass(workload, c) + " needs " + formatShortest(totals.size[c]) + " bytes, accelerators hold " +
-         formatShortest(machine.maxSizePerFpga) + " bytes, and maxCPUs is 0";
+  return describeClass(workload, c) + " needs " + formatShortest(totals.size[c]) +
+         " bytes, accelerators hold " + formatShortest(machine.maxSizePerFpga) +
+         " bytes, and maxCPUs is 0";
 }
 
 double throughputLowerBound(const Workload& workload, const ClassTotals& totals) {

@@ -34,12 +34,15 @@ std::optional<double> latencyOf(const Workload& w, const Placement& p, int q) {
     if (piece[v] > q) return std::nullopt;
   // Tasks: accelerator pieces (a*q + piece-1), then one per CPU node.
   const int pieceTasks = p.numAccelerators * q;
-  auto taskOf = [&](NodeIndex v) { return piece[v] > 0 ? p.deviceOf[v] * q + piece[v] - 1 : pieceTasks + v; };
+  auto taskOf = [&](NodeIndex v) {
+    return piece[v] > 0 ? p.deviceOf[v] * q + piece[v] - 1 : pieceTasks + v;
+  };
   const int tasks = pieceTasks + n;
   std::vector<double> duration(tasks, 0);
   std::vector<std::vector<int>> after(tasks);  // after[t]: tasks that wait for t
   for (NodeIndex v = 0; v < n; ++v)
-    duration[taskOf(v)] += piece[v] > 0 ? w.graph().nodes[v].fpgaLatency : w.graph().nodes[v].cpuLatency;
+    duration[taskOf(v)] += piece[v] > 0 ? w.graph().nodes[v].fpgaLatency
+                                        : w.graph().nodes[v].cpuLatency;
   std::vector<NodeIndex> paidBy(tasks, -1);  // the last sender a receiving piece paid for
   for (NodeIndex u = 0; u < n; ++u) {
     const int tu = taskOf(u);

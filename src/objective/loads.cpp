@@ -30,7 +30,8 @@ void forEachLoadTerm(const Workload& workload, const Placement& placement, Compu
 }
 
 double computeOn(const Workload& workload, const Placement& placement, int d, NodeIndex v) {
-  return placement.isAccelerator(d) ? workload.graph().nodes[v].fpgaLatency : workload.graph().nodes[v].cpuLatency;
+  return placement.isAccelerator(d) ? workload.graph().nodes[v].fpgaLatency
+                                    : workload.graph().nodes[v].cpuLatency;
 }
 
 }  // namespace
@@ -51,7 +52,8 @@ DirectionLoads directionLoads(const Workload& workload, const Placement& placeme
     return workload.graph().nodes[v].isBackward ? loads.backward : loads.forward;
   };
   forEachLoadTerm(
-      workload, placement, [&](int d, NodeIndex v) { side(v)[d] += computeOn(workload, placement, d, v); },
+      workload, placement,
+      [&](int d, NodeIndex v) { side(v)[d] += computeOn(workload, placement, d, v); },
       [&](int d, NodeIndex u) { side(u)[d] += workload.graph().outCost[u]; });
   return loads;
 }

@@ -8,7 +8,8 @@
 namespace dnnplace::objective {
 
 bool matchesMachine(const Workload& workload, const Placement& placement) {
-  return placement.numAccelerators == workload.machine.maxFpgas && placement.numCpus == workload.machine.maxCpus;
+  return placement.numAccelerators == workload.machine.maxFpgas &&
+         placement.numCpus == workload.machine.maxCpus;
 }
 
 std::string placementProblem(const Workload& w, const Placement& p) {

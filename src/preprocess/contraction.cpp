@@ -74,7 +74,8 @@ std::vector<std::pair<int, int>> groupArcs(ClassUnion& groups, const std::vector
 }
 
 /// Directed group graph: adjacency of the current union-find roots.
-Adjacency groupSuccessors(ClassUnion& groups, int numClasses, const std::vector<ClassEdge>& classEdges) {
+Adjacency groupSuccessors(ClassUnion& groups, int numClasses,
+                          const std::vector<ClassEdge>& classEdges) {
   return Adjacency(numClasses, groupArcs(groups, classEdges, false));
 }
 
@@ -136,7 +137,9 @@ int fuseCycles(ClassUnion& groups, int numClasses, const std::vector<ClassEdge>&
 int mergeBiconnectedSources(ClassUnion& groups, int numClasses,
                             const std::vector<ClassEdge>& classEdges) {
   const auto out = groupSuccessors(groups, numClasses, classEdges);
-  struct UndirectedEdge { int source, dest; };
+  struct UndirectedEdge {
+    int source, dest;
+  };
   std::vector<UndirectedEdge> edges;
   std::vector<std::vector<std::pair<int, int>>> adjacency(numClasses);  // (neighbour, edge)
   for (int v = 0; v < numClasses; ++v)
@@ -147,7 +150,10 @@ int mergeBiconnectedSources(ClassUnion& groups, int numClasses,
       adjacency[w].push_back({v, id});
     }
   std::vector<int> discovered(numClasses, -1), low(numClasses, 0), edgeStack;
-  struct Frame { int vertex, parentEdge; std::size_t next; };
+  struct Frame {
+    int vertex, parentEdge;
+    std::size_t next;
+  };
   std::vector<Frame> frames;
   std::vector<std::vector<int>> sourceSets;
   int counter = 0;
@@ -200,8 +206,9 @@ int mergeBiconnectedSources(ClassUnion& groups, int numClasses,
 /// `order` says by firstNode[v], the smallest original node of v (distinct
 /// per vertex). -1 for the others; *numbered: how many were numbered.
 std::vector<int> numberTopologically(std::span<const int> start, std::span<const int> targets,
-                                     const std::vector<int>& firstNode, const std::vector<char>& isVertex,
-                                     ContractionOptions::Order order, int* numbered) {
+                                     const std::vector<int>& firstNode,
+                                     const std::vector<char>& isVertex, ContractionOptions::Order order,
+                                     int* numbered) {
   const int numVertices = static_cast<int>(isVertex.size());
   auto out = [&](int v) { return targets.subspan(start[v], start[v + 1] - start[v]); };
   std::vector<int> inDegree(numVertices, 0);
@@ -324,8 +331,8 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     std::vector<double> work(numClasses, 0);
     std::vector<char> touchesBackward(numClasses, 0);
     for (NodeIndex v = 0; v < numNodes; ++v)
-      work[groups.find(workload.graph().classOf[v])] +=
-          workload.graph().nodes[v].cpuLatency + workload.graph().nodes[v].fpgaLatency;
+      work[groups.find(workload.graph().classOf[v])] += workload.graph().nodes[v].cpuLatency +
+                                                        workload.graph().nodes[v].fpgaLatency;
     for (const Edge& edge : workload.graph().edges) {
       const bool sb = workload.graph().nodes[edge.source].isBackward;
       const bool db = workload.graph().nodes[edge.dest].isBackward;
@@ -379,7 +386,8 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
   std::vector<char> isGroup(numClasses, 0);
   for (int g = 0; g < numClasses; ++g) isGroup[g] = groups.find(g) == g;
   int numbered = 0;
-  const std::vector<int> numberOf = numberTopologically(out.start, out.targets, firstNode, isGroup, options.order, &numbered);
+  const std::vector<int> numberOf =
+      numberTopologically(out.start, out.targets, firstNode, isGroup, options.order, &numbered);
   const int n = numbered;
   graph.numSuperNodes = n;
 
@@ -483,8 +491,8 @@ ContractedGraph renumberContracted(const ContractedGraph& graph, ContractionOpti
   std::vector<int> firstNode(n);
   for (int s = 0; s < n; ++s) firstNode[s] = graph.members[graph.memberStart[s]];
   int numbered = 0;
-  const std::vector<int> numberOf =
-      numberTopologically(graph.succStart, graph.succ, firstNode, std::vector<char>(n, 1), order, &numbered);
+  const std::vector<int> numberOf = numberTopologically(graph.succStart, graph.succ, firstNode,
+                                                        std::vector<char>(n, 1), order, &numbered);
   std::vector<int> oldOf(n);
   for (int s = 0; s < n; ++s) oldOf[numberOf[s]] = s;
 
@@ -518,7 +526,8 @@ ContractedGraph renumberContracted(const ContractedGraph& graph, ContractionOpti
   // The same hyperedges in the same order, each set renamed and sorted again.
   for (std::int32_t& s : renumbered.hyperNodes) s = numberOf[s];
   for (std::size_t h = 0; h + 1 < graph.hyperStart.size(); ++h)
-    std::sort(renumbered.hyperNodes.begin() + graph.hyperStart[h], renumbered.hyperNodes.begin() + graph.hyperStart[h + 1]);
+    std::sort(renumbered.hyperNodes.begin() + graph.hyperStart[h],
+              renumbered.hyperNodes.begin() + graph.hyperStart[h + 1]);
   setIncidence(renumbered);
   return renumbered;
 }
@@ -575,8 +584,7 @@ std::string describeClass(const Workload& workload, int cls) {
   return "class " + className(workload, cls) + " (node ids " + listIds(workload, nodes) + ")";
 }
 
-std::string describeSuperNode(const Workload& workload, const ContractedGraph& graph,
-                              int superNode) {
+std::string describeSuperNode(const Workload& workload, const ContractedGraph& graph, int superNode) {
   std::vector<NodeIndex> nodes(graph.members.begin() + graph.memberStart[superNode],
                                graph.members.begin() + graph.memberStart[superNode + 1]);
   std::vector<int> classes;

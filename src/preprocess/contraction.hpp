@@ -38,8 +38,8 @@ struct ContractionOptions {
 /// edge goes from a lower to a higher number.
 struct ContractedGraph {
   int numSuperNodes = 0;
-  std::vector<std::int32_t> superOf;  ///< per original node (forward and backward)
-  std::vector<std::int32_t> memberStart, members;  ///< CSR: original nodes per super-node
+  std::vector<std::int32_t> superOf;                  ///< per original node (forward and backward)
+  std::vector<std::int32_t> memberStart, members;     ///< CSR: original nodes per super-node
   std::vector<double> fpgaLatency, cpuLatency, size;  ///< sums over members
   std::vector<char> supportedOnFpga;                  ///< all members supported
   /// Forward DAG over super-nodes (real, artificial and linearization edges), deduplicated.
@@ -54,11 +54,11 @@ struct ContractedGraph {
   std::vector<std::int32_t> incidenceStart, incidence;  ///< hyperedges per super-node
 
   // What preprocessing did, for messages and tests.
-  int artificialTwins = 0;        ///< orphan backward classes given a forward twin
-  int classesFusedByCycles = 0;   ///< classes absorbed by strongly connected components
+  int artificialTwins = 0;       ///< orphan backward classes given a forward twin
+  int classesFusedByCycles = 0;  ///< classes absorbed by strongly connected components
   int classesMergedBiconnected = 0;
-  int zeroWorkLeavesMerged = 0;   ///< super-nodes merged by step 4
-  double zeroWorkLeafBytes = 0;   ///< memory those leaves carried into their neighbours
+  int zeroWorkLeavesMerged = 0;          ///< super-nodes merged by step 4
+  double zeroWorkLeafBytes = 0;          ///< memory those leaves carried into their neighbours
   bool zeroWorkLeafUnsupported = false;  ///< a merged leaf is unsupported on accelerators
 };
 

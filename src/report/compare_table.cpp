@@ -40,8 +40,8 @@ std::string csvField(const std::string& text) {
 }
 
 std::string textTable(const std::vector<CompareRow>& rows) {
-  const std::vector<std::string> header = {"workload", "method", "objective", "ratio", "lower bound",
-                                           "gap", "seconds", "devices", "status"};
+  const std::vector<std::string> header = {"workload", "method",  "objective", "ratio", "lower bound",
+                                           "gap",      "seconds", "devices",   "status"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& row : rows) {
     const SolveOutcome& o = row.outcome;
@@ -93,9 +93,11 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
                             {"objective", ok ? nlohmann::json(o.objective) : nlohmann::json()},
                             // JSON has no infinity: "inf" against a best of 0 (null is no plan).
                             {"ratioToBest", !ok ? nlohmann::json()
-                                            : std::isinf(row.ratioToBest) ? nlohmann::json("inf")
-                                                                          : nlohmann::json(row.ratioToBest)},
-                            {"lowerBound", hasBound(o) ? nlohmann::json(o.lowerBound) : nlohmann::json()},
+                                            : std::isinf(row.ratioToBest)
+                                                ? nlohmann::json("inf")
+                                                : nlohmann::json(row.ratioToBest)},
+                            {"lowerBound",
+                             hasBound(o) ? nlohmann::json(o.lowerBound) : nlohmann::json()},
                             {"gap", ok && hasBound(o) ? nlohmann::json(o.gap) : nlohmann::json()},
                             {"seconds", o.seconds},
                             {"devicesUsed", row.devicesUsed},
@@ -106,14 +108,16 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
 }
 
 std::string csvTable(const std::vector<CompareRow>& rows) {
-  std::string out = "workload,method,status,objective,ratio_to_best,lower_bound,gap,seconds,devices,message\n";
+  std::string out =
+      "workload,method,status,objective,ratio_to_best,lower_bound,gap,seconds,devices,message\n";
   for (const auto& row : rows) {
     const SolveOutcome& o = row.outcome;
     const bool ok = hasPlan(o);
     out += csvField(row.workload) + "," + csvField(o.method) + "," + resultName(o) + "," +
            (ok ? printed("%.17g", o.objective) : "") + "," +
-           (ok ? printed("%.17g", row.ratioToBest) : "") + "," + (hasBound(o) ? printed("%.17g", o.lowerBound) : "") +
-           "," + (ok && hasBound(o) ? printed("%.17g", o.gap) : "") + "," + printed("%.6f", o.seconds) + "," +
+           (ok ? printed("%.17g", row.ratioToBest) : "") + "," +
+           (hasBound(o) ? printed("%.17g", o.lowerBound) : "") + "," +
+           (ok && hasBound(o) ? printed("%.17g", o.gap) : "") + "," + printed("%.6f", o.seconds) + "," +
            std::to_string(row.devicesUsed) + "," + csvField(o.message) + "\n";
   }
   return out;

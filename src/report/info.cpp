@@ -9,8 +9,8 @@
 
 namespace dnnplace {
 
-WorkloadStatistics workloadStatistics(const Workload& w, std::uint64_t maxIdeals, double timeLimitSeconds,
-                                      const std::atomic<bool>* interrupt) {
+WorkloadStatistics workloadStatistics(const Workload& w, std::uint64_t maxIdeals,
+                                      double timeLimitSeconds, const std::atomic<bool>* interrupt) {
   WorkloadStatistics s;
   std::vector<char> classHasForward(w.graph().numClasses, 0);
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
@@ -22,7 +22,8 @@ WorkloadStatistics workloadStatistics(const Workload& w, std::uint64_t maxIdeals
     if (!node.isBackward) classHasForward[w.graph().classOf[v]] = 1;
   }
   for (NodeIndex v = 0; v < w.numNodes(); ++v)
-    if (w.graph().nodes[v].isBackward && !classHasForward[w.graph().classOf[v]]) ++s.orphanBackwardNodes;
+    if (w.graph().nodes[v].isBackward && !classHasForward[w.graph().classOf[v]])
+      ++s.orphanBackwardNodes;
   s.edges = w.graph().edges.size();
   s.colorClasses = w.graph().numClasses;
   s.maxLoadLowerBound = trivialThroughputLowerBound(w);

@@ -14,14 +14,16 @@ namespace dnnplace {
 std::string methodTable() {
   std::string text;
   for (const auto& m : methods())
-    text += "\n  " + m.name + std::string(14 - std::min<std::size_t>(13, m.name.size()), ' ') + m.summary;
+    text += "\n  " + m.name + std::string(14 - std::min<std::size_t>(13, m.name.size()), ' ') +
+            m.summary;
   return text;
 }
 
 std::string phasesLine(const std::vector<PhaseTime>& phases) {
   std::string line = "phases:";
   for (const PhaseTime& phase : phases)
-    line += (&phase == phases.data() ? " " : ", ") + phase.name + " " + report::fixed(phase.seconds, 3) + " s";
+    line += (&phase == phases.data() ? " " : ", ") + phase.name + " " +
+            report::fixed(phase.seconds, 3) + " s";
   return line + "\n";
 }
 

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/format.hpp"
 #include "report/text.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -87,9 +87,8 @@ std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome
     if (outcome.lowerBound > 0)
       text += " (lower bound " + formatShortest(outcome.lowerBound) + ", gap " +
               fixed(100 * outcome.gap, 2) + "%)";
-    text += " on " + std::to_string(accelerators) + " of " +
-            std::to_string(workload.machine.maxFpgas) + " accelerators and " +
-            std::to_string(cpus) + (cpus == 1 ? " CPU core" : " CPU cores");
+    text += " on " + std::to_string(accelerators) + " of " + std::to_string(workload.machine.maxFpgas) +
+            " accelerators and " + std::to_string(cpus) + (cpus == 1 ? " CPU core" : " CPU cores");
   }
   text += ", " + fixed(outcome.seconds, 3) + " s";
   if (!outcome.message.empty()) text += "\n  " + outcome.message;
@@ -140,8 +139,8 @@ std::string evaluationToText(const Evaluation& evaluation, const EvaluateOptions
   text += line;
   for (const auto& r : evaluation.devices) {
     const std::string third = objective == Objective::Latency ? fixed(r.finish) : fixed(r.forwardLoad);
-    const std::string fourth =
-        objective == Objective::Latency ? std::to_string(r.pieces) : fixed(r.backwardLoad);
+    const std::string fourth = objective == Objective::Latency ? std::to_string(r.pieces)
+                                                               : fixed(r.backwardLoad);
     std::snprintf(line, sizeof line, "%-16s %7d %14s %14s %14s %12s\n", deviceLabel(r).c_str(),
                   r.numNodes, fixed(r.load).c_str(), third.c_str(), fourth.c_str(),
                   r.accelerator ? fixed(r.memory / 1e6, 1).c_str() : "-");

@@ -8,9 +8,7 @@
 
 namespace dnnplace {
 
-bool hasPlan(const SolveOutcome& outcome) {
-  return outcome.placement && outcome.found();
-}
+bool hasPlan(const SolveOutcome& outcome) { return outcome.placement && outcome.found(); }
 
 std::vector<std::string> defaultMethods(Objective objective) {
   std::vector<std::string> names;
@@ -51,12 +49,13 @@ std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workl
     for (const auto& name : methodNames) {
       if (options.interrupt && options.interrupt->load()) return rows;
       if (options.progress)
-        options.progress("compare " + std::to_string(rows.size() + 1) + "/" +
-                         std::to_string(total) + ": " + name + " on " + workload->name);
+        options.progress("compare " + std::to_string(rows.size() + 1) + "/" + std::to_string(total) +
+                         ": " + name + " on " + workload->name);
       CompareRow row;
       row.workload = workload->name;
       row.outcome = solve(*workload, name, options);
-      if (hasPlan(row.outcome)) row.devicesUsed = static_cast<int>(row.outcome.evaluation.devices.size());
+      if (hasPlan(row.outcome))
+        row.devicesUsed = static_cast<int>(row.outcome.evaluation.devices.size());
       rows.push_back(std::move(row));
     }
     double best = std::numeric_limits<double>::infinity();
@@ -66,7 +65,8 @@ std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workl
       if (!hasPlan(rows[i].outcome)) continue;
       const double objective = rows[i].outcome.objective;
       // Against a best of 0, any positive objective is infinitely worse.
-      rows[i].ratioToBest = best > 0 ? objective / best : (objective == 0 ? 1.0 : std::numeric_limits<double>::infinity());
+      rows[i].ratioToBest = best > 0 ? objective / best
+                                     : (objective == 0 ? 1.0 : std::numeric_limits<double>::infinity());
     }
   }
   return rows;

@@ -7,16 +7,16 @@
 #include <limits>
 #include <optional>
 
-#include "dp/dp.hpp"
+#include "baselines/cpu.hpp"
+#include "baselines/expert.hpp"
 #include "baselines/greedy.hpp"
 #include "baselines/local_search.hpp"
+#include "baselines/scotch.hpp"
+#include "baselines/single.hpp"
+#include "dp/dp.hpp"
 #include "objective/class_totals.hpp"
 #include "solve/warm_start.hpp"
 #include "util/deadline.hpp"
-#include "baselines/scotch.hpp"
-#include "baselines/cpu.hpp"
-#include "baselines/expert.hpp"
-#include "baselines/single.hpp"
 
 namespace dnnplace {
 
@@ -66,21 +66,39 @@ const std::vector<MethodInfo>& methods() {
   using enum MethodOption;
   static const std::vector<MethodInfo> table = {
       {"dp", true, true,
-       "exact contiguous max-load (DP over ideals); for latency: the latency of that plan", solveDp, true},
+       "exact contiguous max-load (DP over ideals); for latency: the latency of that plan", solveDp,
+       true},
       {"dp-linear", true, false, "the DP restricted to one topological order (polynomial)",
        solveDpLinear, true},
-      {"milp", true, true, "integer program on CBC (non-contiguous/convex throughput, latency)",
-       solveMilpWarmStarted, false, {WriteModel, Contiguity, Gap, Restarts}},
-      {"pipedream", true, false,
-       "PipeDream emulation: merge biconnected components, linearize, DP", solvePipedream, true},
+      {"milp",
+       true,
+       true,
+       "integer program on CBC (non-contiguous/convex throughput, latency)",
+       solveMilpWarmStarted,
+       false,
+       {WriteModel, Contiguity, Gap, Restarts}},
+      {"pipedream", true, false, "PipeDream emulation: merge biconnected components, linearize, DP",
+       solvePipedream, true},
       {"scotch", true, false, "Scotch graph partitioning of the color-class graph", solveScotch},
-      {"local-search", true, false, "random restarts of best-improvement class moves",
-       solveLocalSearch, false, {Restarts}},
+      {"local-search",
+       true,
+       false,
+       "random restarts of best-improvement class moves",
+       solveLocalSearch,
+       false,
+       {Restarts}},
       {"greedy", false, true, "latency greedy: fill accelerators in topological order",
        solveLatencyGreedy},
       {"single", true, true, "everything on one accelerator", solveSingleAccelerator},
       {"cpu", true, true, "everything on one CPU core", solveSingleCpu},
-      {"expert", true, true, "a human-expert split given with --plan", solveExpert, false, {Plan}, true},
+      {"expert",
+       true,
+       true,
+       "a human-expert split given with --plan",
+       solveExpert,
+       false,
+       {Plan},
+       true},
   };
   return table;
 }
@@ -122,7 +140,8 @@ constexpr OptionRule kOptionRules[] = {
     {MethodOption::Restarts, std::nullopt,
      "--restarts applies to --method local-search and milp (its warm start) only"},
     {MethodOption::Q, Objective::Latency, "--q applies to --objective latency only"},
-    {MethodOption::DiffMaxima, Objective::Throughput, "--diffmaxima applies to --objective throughput only"},
+    {MethodOption::DiffMaxima, Objective::Throughput,
+     "--diffmaxima applies to --objective throughput only"},
 };
 
 }  // namespace
@@ -130,7 +149,8 @@ constexpr OptionRule kOptionRules[] = {
 std::string ignoredOption(const MethodInfo* method, Objective objective, OptionSet given) {
   for (const OptionRule& rule : kOptionRules) {
     if (!given.has(rule.option)) continue;
-    const bool ignored = rule.objective ? *rule.objective != objective : method && !method->takes.has(rule.option);
+    const bool ignored = rule.objective ? *rule.objective != objective
+                                        : method && !method->takes.has(rule.option);
     if (ignored) return rule.refusal;
   }
   return "";
@@ -140,7 +160,8 @@ std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options) {
   return deadlineAfter(options.timeLimitSeconds);
 }
 
-Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan, const EvaluateOptions& options) {
+Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan,
+                        const EvaluateOptions& options) {
   std::vector<std::string> problems;
   const Placement placement = resolvePlan(workload, plan, &problems);
   Evaluation evaluation = evaluate(workload, placement, options);
@@ -170,7 +191,8 @@ bool sameObjective(double a, double b) {
 }
 
 /// solve() without its guard: runs the method and re-checks its plan.
-static SolveOutcome solveAndCheck(const Workload& workload, const std::string& name, const SolveOptions& options,
+static SolveOutcome solveAndCheck(const Workload& workload, const std::string& name,
+                                  const SolveOptions& options,
                                   std::chrono::steady_clock::time_point start) {
   SolveOutcome outcome;
   const MethodInfo* method = findMethod(name);
@@ -195,8 +217,7 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   outcome = method->run(workload.onMachine(machine), options);  // the graph is shared, not copied
   outcome.method = name;
   if (outcome.seconds == 0)
-    outcome.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!outcome.placement) {
     if (outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible) {
@@ -209,8 +230,8 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   const double claimed = outcome.objective;
   EvaluateOptions check = evaluateOptionsFor(options);
   check.requireContiguous = method->contiguousPlans;
-  outcome.evaluation =
-      timePhase(&outcome.phases, "verify", [&] { return evaluate(workload, *outcome.placement, check); });
+  outcome.evaluation = timePhase(&outcome.phases, "verify",
+                                 [&] { return evaluate(workload, *outcome.placement, check); });
   if (!outcome.evaluation.feasible) {
     outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: the evaluator rejects the plan of '" + name +
@@ -219,9 +240,8 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   }
   if (!sameObjective(claimed, outcome.evaluation.objective)) {
     outcome.call = CallStatus::InternalError;
-    outcome.message = "internal error: '" + name + "' claims objective " +
-                      std::to_string(claimed) + " but the evaluator computes " +
-                      std::to_string(outcome.evaluation.objective);
+    outcome.message = "internal error: '" + name + "' claims objective " + std::to_string(claimed) +
+                      " but the evaluator computes " + std::to_string(outcome.evaluation.objective);
     return outcome;
   }
   outcome.objective = outcome.evaluation.objective;
@@ -229,8 +249,9 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   // say so instead of hiding it.
   if (outcome.lowerBound > outcome.objective && !sameObjective(outcome.lowerBound, outcome.objective)) {
     outcome.call = CallStatus::InternalError;
-    outcome.message = "internal error: '" + name + "' claims lower bound " + std::to_string(outcome.lowerBound) +
-                      " above its plan's objective " + std::to_string(outcome.objective);
+    outcome.message = "internal error: '" + name + "' claims lower bound " +
+                      std::to_string(outcome.lowerBound) + " above its plan's objective " +
+                      std::to_string(outcome.objective);
     return outcome;
   }
   outcome.lowerBound = std::min(outcome.lowerBound, outcome.objective);
@@ -256,7 +277,8 @@ SolveOutcome solve(const Workload& workload, const std::string& name, const Solv
   } catch (const std::bad_alloc&) {
     return failed(CallStatus::Ok, StopReason::OutOfMemory, "ran out of memory");
   } catch (const std::exception& e) {
-    return failed(CallStatus::InternalError, StopReason::None, std::string("internal error: ") + e.what());
+    return failed(CallStatus::InternalError, StopReason::None,
+                  std::string("internal error: ") + e.what());
   } catch (...) {  // e.g. CoinError, which is not a std::exception
     return failed(CallStatus::InternalError, StopReason::None,
                   "internal error: an exception that is not a std::exception");

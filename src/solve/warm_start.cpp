@@ -8,11 +8,11 @@
 #include <utility>
 
 #include "baselines/common.hpp"
+#include "baselines/cpu.hpp"
+#include "baselines/expert.hpp"
 #include "baselines/greedy.hpp"
 #include "baselines/local_search.hpp"
 #include "baselines/scotch.hpp"
-#include "baselines/cpu.hpp"
-#include "baselines/expert.hpp"
 #include "baselines/single.hpp"
 #include "dp/dp.hpp"
 

@@ -41,7 +41,8 @@ inline double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 /// Whether `interrupt` is set or `deadline` has passed.
-inline bool pastLimit(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* interrupt) {
+inline bool pastLimit(std::chrono::steady_clock::time_point deadline,
+                      const std::atomic<bool>* interrupt) {
   return (interrupt && interrupt->load()) || std::chrono::steady_clock::now() > deadline;
 }
 

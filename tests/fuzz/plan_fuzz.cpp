@@ -14,7 +14,8 @@ namespace {
 const dnnplace::Workload& target() {
   static const dnnplace::Workload workload = [] {
     std::string error;
-    auto parsed = dnnplace::parseWorkload(R"({"maxSizePerFPGA": 10, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [
+    auto parsed =
+        dnnplace::parseWorkload(R"({"maxSizePerFPGA": 10, "maxFPGAs": 2, "maxCPUs": 1, "nodes": [
 {"id": 1, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1, "isBackwardNode": 0, "colorClass": 1, "size": 3},
 {"id": 2, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1, "isBackwardNode": 0},
 {"id": 3, "supportedOnFpga": 0, "cpuLatency": 2, "fpgaLatency": 1, "isBackwardNode": 0},
@@ -22,7 +23,7 @@ const dnnplace::Workload& target() {
 {"id": 5, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1, "isBackwardNode": 1}],
 "edges": [{"sourceId": 1, "destId": 2, "cost": 0.5}, {"sourceId": 2, "destId": 3, "cost": 0.25},
 {"sourceId": 3, "destId": 5, "cost": 1}, {"sourceId": 5, "destId": 4, "cost": 2}]})",
-                                          "w.json", &error);
+                                "w.json", &error);
     if (!parsed) dnnplace::fuzz::finding("the plan target's workload does not parse: " + error);
     return *parsed;
   }();

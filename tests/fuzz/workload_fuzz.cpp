@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string again;
   auto reparsed = parseWorkload(workloadToJson(*workload), "again.json", &again);
   if (!reparsed) fuzz::finding("an accepted workload does not read back: " + again);
-  if (reparsed->numNodes() != workload->numNodes() || reparsed->graph().edges.size() != workload->graph().edges.size())
+  if (reparsed->numNodes() != workload->numNodes() ||
+      reparsed->graph().edges.size() != workload->graph().edges.size())
     fuzz::finding("an accepted workload reads back as another graph");
   return 0;
 }

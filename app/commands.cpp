@@ -87,12 +87,13 @@ int runSolve(SolveArgs& args, OptionSet given) {
   if (!method) return fail("solve: " + unknownMethod(args.method));
   if (const std::string why = ignoredOption(method, args.options.objective, given); !why.empty())
     return fail("solve: " + why);
-  std::vector<PhaseTime> phases;  // load, validate, the method's, verify, write
+  std::vector<PhaseTime> phases;
+  PhaseTimes timer(&phases);  // load, validate, the method's, verify, write
   std::string error;
   std::optional<Workload> workload;
-  if (auto text = timePhase(&phases, "load", [&] { return readFile(args.workload, &error); }))
-    workload = timePhase(&phases, "validate",
-                         [&] { return parseWorkload(*text, inputName(args.workload), &error); });
+  if (auto text = timer.time("load", [&] { return readFile(args.workload, &error); }))
+    workload =
+        timer.time("validate", [&] { return parseWorkload(*text, inputName(args.workload), &error); });
   if (!workload) return fail(error);
 
   args.options.contiguity = args.contiguity == "convex" ? Contiguity::Convex : Contiguity::None;
@@ -109,7 +110,7 @@ int runSolve(SolveArgs& args, OptionSet given) {
   }
   phases.insert(phases.end(), outcome.phases.begin(), outcome.phases.end());
   const EvaluateOptions evaluated = evaluateOptionsFor(args.options);
-  if (!timePhase(&phases, "write", [&] {
+  if (!timer.time("write", [&] {
         return writeText(args.out, planToJson(*workload, outcome, evaluated), &error);
       }))
     return fail(error);

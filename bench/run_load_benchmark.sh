@@ -6,7 +6,7 @@
 #   bench/run_load_benchmark.sh [BASE_COMMIT] [ROUNDS]
 #
 # BASE_COMMIT defaults to 57d6f6c (the last commit with the RapidJSON reader).
-# Only the sources that loading needs (src/io, src/model) are compiled.
+# Only the sources that loading needs (src/io, src/model, src/util/format) are compiled.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,7 +21,9 @@ build() {  # source tree, output binary
   local flags=(-std=c++20 -O3 -DNDEBUG -I"$tree/include" -I"$tree/src")
   # The RapidJSON reader of older trees scanned with SSE2.
   [ -d /usr/include/rapidjson ] && flags+=(-DRAPIDJSON_SSE2)
-  c++ "${flags[@]}" "$here/bench/load_time.cpp" "$tree"/src/io/*.cpp "$tree"/src/model/*.cpp -o "$2"
+  local sources=("$tree"/src/io/*.cpp "$tree"/src/model/*.cpp)
+  [ -f "$tree/src/util/format.cpp" ] && sources+=("$tree/src/util/format.cpp")
+  c++ "${flags[@]}" "$here/bench/load_time.cpp" "${sources[@]}" -o "$2"
 }
 
 mkdir -p "$work/base"

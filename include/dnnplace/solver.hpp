@@ -84,15 +84,48 @@ struct PhaseTime {
   double seconds = 0;
 };
 
-/// Runs step(), appends its time to *phases under `name` and returns what it returned.
-template <class Step>
-auto timePhase(std::vector<PhaseTime>* phases, std::string name, Step&& step) {
-  const auto start = std::chrono::steady_clock::now();
-  auto result = std::forward<Step>(step)();
-  phases->push_back({std::move(name),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
-  return result;
-}
+/// The one way phases are timed, by the methods, solve() and the CLI.
+/// Seconds per phase, in the order the phases were first timed; a phase
+/// timed several times adds up. Writes into the given list (an outcome's
+/// phases) or into its own, which take() hands over.
+class PhaseTimes {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  PhaseTimes() : into_(&own_) {}
+  explicit PhaseTimes(std::vector<PhaseTime>* into) : into_(into) {}
+  PhaseTimes(const PhaseTimes&) = delete;
+  PhaseTimes& operator=(const PhaseTimes&) = delete;
+
+  /// Ends the phase that began at the last end() or time() (or at construction).
+  void end(const std::string& name) {
+    add(name, std::chrono::duration<double>(Clock::now() - mark_).count());
+    mark_ = Clock::now();
+  }
+  /// Runs f() and adds the time it took to phase `name`; returns f's result.
+  template <typename F>
+  auto time(const std::string& name, F&& f) {
+    const auto start = Clock::now();
+    auto result = std::forward<F>(f)();
+    add(name, std::chrono::duration<double>(Clock::now() - start).count());
+    mark_ = Clock::now();
+    return result;
+  }
+  void add(const std::string& name, double seconds) {
+    for (PhaseTime& phase : *into_)
+      if (phase.name == name) {
+        phase.seconds += seconds;
+        return;
+      }
+    into_->push_back({name, seconds});
+  }
+  std::vector<PhaseTime> take() { return std::move(*into_); }
+
+ private:
+  std::vector<PhaseTime> own_;
+  std::vector<PhaseTime>* into_;
+  Clock::time_point mark_ = Clock::now();
+};
 
 struct SolveOutcome {
   std::string method;

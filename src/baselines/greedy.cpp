@@ -1,4 +1,5 @@
 #include "baselines/greedy.hpp"
+#include "dnnplace/solver.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +13,6 @@
 #include "objective/class_totals.hpp"
 #include "objective/latency.hpp"
 #include "util/deadline.hpp"
-#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 namespace {

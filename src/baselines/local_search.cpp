@@ -1,4 +1,5 @@
 #include "baselines/local_search.hpp"
+#include "dnnplace/solver.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +13,6 @@
 #include "objective/loads.hpp"
 #include "util/deadline.hpp"
 #include "util/format.hpp"
-#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 namespace {

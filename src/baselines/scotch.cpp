@@ -1,4 +1,5 @@
 #include "baselines/scotch.hpp"
+#include "dnnplace/solver.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,6 @@ extern "C" {
 #include "baselines/common.hpp"
 #include "objective/class_totals.hpp"
 #include "objective/loads.hpp"
-#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 namespace {

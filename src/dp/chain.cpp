@@ -1,4 +1,6 @@
 #include "dp/chain.hpp"
+#include "dnnplace/solver.hpp"
+#include "util/deadline.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +9,6 @@
 
 #include "dp/lattice_dp.hpp"
 #include "dp/messages.hpp"
-#include "util/phase_timer.hpp"
 
 namespace dnnplace::dp {
 

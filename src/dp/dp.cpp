@@ -55,6 +55,7 @@
 //   lower bound upwards (solveChain).
 
 #include "dp/dp.hpp"
+#include "dnnplace/solver.hpp"
 
 #include <algorithm>
 #include <array>
@@ -74,7 +75,6 @@
 #include "dp/messages.hpp"
 #include "dp/seeds.hpp"
 #include "preprocess/contraction.hpp"
-#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 

@@ -1,13 +1,14 @@
 // Method "dp-linear": the DP over the prefixes of one topological order.
 
 #include "dp/dp_linear.hpp"
+#include "dnnplace/solver.hpp"
+#include "util/deadline.hpp"
 
 #include <utility>
 
 #include "dp/chain.hpp"
 #include "dp/dp.hpp"
 #include "dp/messages.hpp"
-#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 

@@ -1,4 +1,6 @@
 #include "milp/milp.hpp"
+#include "dnnplace/solver.hpp"
+#include "util/deadline.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +15,6 @@
 #include "milp/polish.hpp"
 #include "objective/class_totals.hpp"
 #include "objective/placement_checks.hpp"
-#include "util/phase_timer.hpp"
 
 namespace dnnplace {
 

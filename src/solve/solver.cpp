@@ -230,8 +230,9 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   const double claimed = outcome.objective;
   EvaluateOptions check = evaluateOptionsFor(options);
   check.requireContiguous = method->contiguousPlans;
-  outcome.evaluation = timePhase(&outcome.phases, "verify",
-                                 [&] { return evaluate(workload, *outcome.placement, check); });
+  outcome.evaluation = PhaseTimes(&outcome.phases).time("verify", [&] {
+    return evaluate(workload, *outcome.placement, check);
+  });
   if (!outcome.evaluation.feasible) {
     outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: the evaluator rejects the plan of '" + name +

@@ -197,15 +197,13 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   SolveOutcome outcome;
   const MethodInfo* method = findMethod(name);
   if (!method) {
+    outcome = failedCall(CallStatus::InvalidInput, "unknown method '" + name + "'");
     outcome.method = name;
-    outcome.call = CallStatus::InvalidInput;
-    outcome.message = "unknown method '" + name + "'";
     return outcome;
   }
   if (!method->supports(options.objective)) {
+    outcome = failedCall(CallStatus::InvalidInput, unsupportedObjective(name, options.objective));
     outcome.method = name;
-    outcome.call = CallStatus::InvalidInput;
-    outcome.message = unsupportedObjective(name, options.objective);
     return outcome;
   }
   // Latency: CPU nodes run on as many cores as they need (docs/model.md §5: maxCPUs
@@ -216,11 +214,10 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   if (options.objective == Objective::Latency) machine.maxCpus = std::max(machine.maxCpus, 1);
   outcome = method->run(workload.onMachine(machine), options);  // the graph is shared, not copied
   outcome.method = name;
-  if (outcome.seconds == 0)
-    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (outcome.seconds == 0) outcome.seconds = secondsSince(start);
 
   if (!outcome.placement) {
-    if (outcome.status == SolveStatus::Optimal || outcome.status == SolveStatus::Feasible) {
+    if (outcome.found()) {
       outcome.call = CallStatus::InternalError;
       outcome.message = "internal error: method reported a plan but returned none";
     }
@@ -270,7 +267,7 @@ SolveOutcome solve(const Workload& workload, const std::string& name, const Solv
     SolveOutcome outcome = failedCall(call, std::move(message));
     outcome.method = name;
     outcome.stop = stop;
-    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outcome.seconds = secondsSince(start);
     return outcome;
   };
   try {

@@ -52,10 +52,7 @@ StopReason stopReasonOf(ChainResult::Kind kind) {
   }
 }
 
-bool isLimit(ChainResult::Kind kind) {
-  return kind == ChainResult::Kind::IdealLimit || kind == ChainResult::Kind::MemoryLimit ||
-         kind == ChainResult::Kind::TimeLimit || kind == ChainResult::Kind::Interrupted;
-}
+bool isLimit(ChainResult::Kind kind) { return stopReasonOf(kind) != StopReason::None; }
 
 ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
                        const SolveOptions& options, Clock::time_point deadline, double upperBound,

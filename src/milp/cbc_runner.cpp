@@ -7,6 +7,7 @@
 #include "CbcModel.hpp"
 #include "CbcStrategy.hpp"
 #include "OsiClpSolverInterface.hpp"
+#include "milp/limits.hpp"
 #include "milp/model_builder.hpp"
 #include "util/deadline.hpp"
 #include "util/format.hpp"
@@ -49,10 +50,14 @@ class StopHandler : public CbcEventHandler {
 
 std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      const std::vector<std::pair<int, double>>& integers,
-                                     double seconds, double* objective, std::string* why) {
+                                     double seconds, double* objective, std::string* why,
+                                     const std::atomic<bool>* interrupt) {
+  const Clock::time_point deadline = deadlineAfter(seconds);
   std::unique_ptr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
   return leakingOnThrow(lp, [&]() -> std::vector<double> {
     lp->getModelPtr()->setMaximumWallSeconds(seconds);
+    auto fired = std::make_shared<std::atomic<bool>>(false);
+    stopSimplexAt(*lp, deadline, interrupt, fired);
     for (const auto& [column, value] : integers) {
       lp->setColLower(column, value);
       lp->setColUpper(column, value);
@@ -60,10 +65,11 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
     for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
     lp->messageHandler()->setLogLevel(0);
     lp->initialSolve();
-    if (!lp->isProvenOptimal()) {
+    if (!lp->isProvenOptimal() || *fired) {
       if (why)
-        *why = lp->isProvenPrimalInfeasible() ? "rejected by the model"
-               : lp->getModelPtr()->status() == 3  // Clp: stopped on iterations or time
+        *why = lp->isProvenPrimalInfeasible() && !*fired ? "rejected by the model"
+               : interrupt && interrupt->load()          ? "not given to CBC: interrupted"
+               : lp->getModelPtr()->status() == 3 || *fired  // Clp: stopped on iterations or time
                    ? "not given to CBC: completing it took more than " + formatShortest(seconds) + " s"
                    : "not given to CBC: completing it ended with LP status " +
                          std::to_string(lp->getModelPtr()->status());

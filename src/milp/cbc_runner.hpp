@@ -3,6 +3,7 @@
 /// solution, branch and bound under the wall-clock limit, the interrupt and
 /// progress lines, and what CBC proved.
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -26,10 +27,12 @@ struct CbcResult {
 
 /// A complete MILP solution extending the given integer values: fix them and
 /// solve the LP for the continuous columns. Empty when that LP is infeasible
-/// or does not finish within `seconds` (then *why, when given, says which).
+/// or does not finish within `seconds` or before `*interrupt` is set (then
+/// *why, when given, says which).
 std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      const std::vector<std::pair<int, double>>& integers,
-                                     double seconds, double* objective, std::string* why = nullptr);
+                                     double seconds, double* objective, std::string* why = nullptr,
+                                     const std::atomic<bool>* interrupt = nullptr);
 
 /// Branch and bound from the solved root LP of `solver`, started from
 /// `start` (empty: none) and stopped at `options.timeLimitSeconds` after

@@ -27,6 +27,9 @@ void ModelBuilder::addRow(std::string name, const Linear& expr, double lower, do
       rowValues_.push_back(coefficient);
     }
   if (rowColumns_.size() == before) return;
+  if (rowNames_.size() % 4096 == 0 &&
+      ((interrupt_ && interrupt_->load()) || std::chrono::steady_clock::now() > deadline_))
+    throw BuildStopped{};
   rowStart_.push_back(static_cast<int>(rowColumns_.size()));
   rowNames_.push_back(std::move(name));
   rowLower_.push_back(lower == -kInfinity ? -COIN_DBL_MAX : lower - expr.constant);

@@ -1,6 +1,7 @@
 #include "milp/cbc_runner.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <sstream>
 
 #include "CbcEventHandler.hpp"
@@ -36,14 +37,23 @@ class StopHandler : public CbcEventHandler {
       options_->progress(line.str());
     }
     const bool interrupted = options_->interrupt && options_->interrupt->load();
-    return interrupted || elapsed >= deadline_ ? stop : noAction;
+    if (options_->memoryLimitBytes > 0 && elapsed - lastMemoryCheck_ >= 0.05) {
+      lastMemoryCheck_ = elapsed;
+      if (static_cast<double>(residentBytes()) > 0.95 * static_cast<double>(options_->memoryLimitBytes))
+        *memoryReached_ = true;
+    }
+    return interrupted || elapsed >= deadline_ || *memoryReached_ ? stop : noAction;
   }
+  /// Shared by the clones CBC makes.
+  std::shared_ptr<bool> memoryReached() const { return memoryReached_; }
 
  private:
   const SolveOptions* options_;
   Clock::time_point start_;
   double deadline_;
   double lastReport_ = 0;
+  double lastMemoryCheck_ = 0;
+  std::shared_ptr<bool> memoryReached_ = std::make_shared<bool>(false);
 };
 
 }  // namespace
@@ -114,6 +124,11 @@ CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start
     if (model->bestSolution()) {
       result.hasSolution = true;
       result.solution.assign(model->bestSolution(), model->bestSolution() + model->getNumCols());
+    }
+    if (*handler.memoryReached()) {
+      result.memoryLimitReached = true;
+      result.provenOptimal = result.provenInfeasible = false;
+      if (result.note.empty()) result.note = "stopped near the memory limit";
     }
     if (model->isSecondsLimitReached() && result.note.empty()) result.note = "time limit reached";
   });

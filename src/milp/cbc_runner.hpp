@@ -22,6 +22,7 @@ struct CbcResult {
   bool hasSolution = false;
   std::vector<double> solution;
   double bound = -kInfinity;
+  bool memoryLimitReached = false;  ///< stopped because the process neared --memory-limit
   std::string note;
 };
 
@@ -36,7 +37,8 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
 
 /// Branch and bound from the solved root LP of `solver`, started from
 /// `start` (empty: none) and stopped at `options.timeLimitSeconds` after
-/// `began`, on `options.interrupt` or at `options.relativeGap`; progress
+/// `began`, on `options.interrupt`, at `options.relativeGap` or once the
+/// process's resident memory nears `options.memoryLimitBytes`; progress
 /// lines at most twice a second.
 CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start, double startObjective,
                  const SolveOptions& options, std::chrono::steady_clock::time_point began);

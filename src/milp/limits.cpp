@@ -1,8 +1,12 @@
 #include "milp/limits.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
 #include <limits>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "ClpEventHandler.hpp"
 #include "ClpSolve.hpp"
@@ -18,22 +22,35 @@ namespace {
 // per nonzero and per row or column, rounded up.
 constexpr double kBytesPerNonzero = 160;
 constexpr double kBytesPerLine = 400;  // a row or column: bounds, names, Clp's arrays
-constexpr double kSecondsPerNonzero = 4e-7;
-constexpr double kSecondsPerLine = 2e-6;
+constexpr double kSecondsPerNonzero = 3e-7;
+constexpr double kSecondsPerLine = 1e-6;
 
 /// Edges of the workload's graph.
-std::int64_t edgeCount(const Workload& w) {
-  std::int64_t edges = 0;
-  for (NodeIndex v = 0; v < w.numNodes(); ++v) edges += static_cast<std::int64_t>(w.successors(v).size());
+double edgeCount(const Workload& w) {
+  double edges = 0;
+  for (NodeIndex v = 0; v < w.numNodes(); ++v) edges += static_cast<double>(w.successors(v).size());
   return edges;
 }
 
+/// A model's counts while they are summed: in double, so products of
+/// workload sizes cannot overflow.
+struct Counts {
+  double rows = 0, columns = 0, nonzeros = 0;
+
+  ModelSize size() const {
+    auto saturated = [](double count) {
+      constexpr double kMax = 9e18;  // below 2^63
+      return static_cast<std::int64_t>(std::min(count, kMax));
+    };
+    return {saturated(rows), saturated(columns), saturated(nonzeros)};
+  }
+};
+
 /// The assignment, memory and symmetry-breaking rows over `devices`
-/// devices, `accelerators` of them accelerators, in groups of identical
-/// devices of the given sizes.
-ModelSize assignmentSize(std::int64_t classes, std::int64_t devices, std::int64_t accelerators,
-                         std::int64_t identicalPairs) {
-  ModelSize s;
+/// devices, `accelerators` of them accelerators, with `identicalPairs`
+/// pairs of neighbouring identical devices.
+Counts assignmentCounts(double classes, double devices, double accelerators, double identicalPairs) {
+  Counts s;
   s.columns = classes * devices + classes * identicalPairs;
   s.rows = classes + accelerators + 2 * classes * identicalPairs;
   s.nonzeros = classes * devices + classes * accelerators + 5 * classes * identicalPairs;
@@ -80,10 +97,9 @@ std::string ModelSize::describe() const {
 }
 
 ModelSize throughputModelSize(const Workload& w, const SolveOptions& options) {
-  const std::int64_t n = w.numNodes(), edges = edgeCount(w), classes = w.graph().numClasses;
-  const std::int64_t k = w.machine.maxFpgas, cpus = w.machine.maxCpus, devices = k + cpus;
-  ModelSize s = assignmentSize(classes, devices, k, std::max<std::int64_t>(0, k - 1) +
-                                                        std::max<std::int64_t>(0, cpus - 1));
+  const double n = w.numNodes(), edges = edgeCount(w), classes = w.graph().numClasses;
+  const double k = w.machine.maxFpgas, cpus = w.machine.maxCpus, devices = k + cpus;
+  Counts s = assignmentCounts(classes, devices, k, std::max(0.0, k - 1) + std::max(0.0, cpus - 1));
   // Objective columns; one load row per device (two with diffMaxima) over
   // its classes; per source group and accelerator a column, two rows per
   // target class, and a load term.
@@ -95,13 +111,13 @@ ModelSize throughputModelSize(const Workload& w, const SolveOptions& options) {
     s.rows += devices * (n + 2 * edges);
     s.nonzeros += devices * (2 * n + 5 * edges);
   }
-  return s;
+  return s.size();
 }
 
 ModelSize latencyModelSize(const Workload& w, int q) {
-  const std::int64_t n = w.numNodes(), edges = edgeCount(w), classes = w.graph().numClasses;
-  const std::int64_t k = w.machine.maxFpgas, subgraphs = q;
-  ModelSize s = assignmentSize(classes, k + 1, k, std::max<std::int64_t>(0, k - 1));
+  const double n = w.numNodes(), edges = edgeCount(w), classes = w.graph().numClasses;
+  const double k = w.machine.maxFpgas, subgraphs = q;
+  Counts s = assignmentCounts(classes, k + 1, k, std::max(0.0, k - 1));
   // Per accelerator: slots and their sum, levels (the suffix sums of the
   // slots make levelIn and levelInUp quadratic in q), per edge and slot the
   // level, re-entry and entering rows.
@@ -115,7 +131,7 @@ ModelSize latencyModelSize(const Workload& w, int q) {
   s.columns += 1 + n + k * subgraphs * (2 + 2 * n);
   s.rows += 2 * n + edges + k * subgraphs * (2 * edges + 2 * n + 3);
   s.nonzeros += 4 * n + 3 * edges + k * subgraphs * (6 * edges + 9 * n + 7);
-  return s;
+  return s.size();
 }
 
 namespace {
@@ -131,11 +147,13 @@ std::string sizeProblem(const ModelSize& size, const SolveOptions& options, doub
   } else if (options.memoryLimitBytes > 0 &&
              size.bytes() > 0.8 * static_cast<double>(options.memoryLimitBytes)) {
     *limit = StopReason::MemoryLimit;
-    why << "would pass the memory limit of " << formatBytes(static_cast<double>(options.memoryLimitBytes));
+    why << "would pass the memory limit of "
+        << formatBytes(static_cast<double>(options.memoryLimitBytes));
   } else if (size.buildSeconds() > 0.5 * secondsLeft) {
     *limit = StopReason::TimeLimit;
-    why << "would take about " << formatShortest(size.buildSeconds()) << " s to build, more than half of the "
-        << formatShortest(std::max(0.0, secondsLeft)) << " s left";
+    why << "would take about " << formatShortest(std::ceil(size.buildSeconds() * 10) / 10)
+        << " s to build, more than half of the "
+        << formatShortest(std::floor(std::max(0.0, secondsLeft) * 10) / 10) << " s left";
   }
   return why.str();
 }
@@ -151,20 +169,30 @@ ModelChoice chooseModel(const Workload& w, const SolveOptions& options, double s
   if (why.empty()) return choice;
   std::ostringstream note;
   note << "the model (" << choice.size.describe() << ") " << why;
+  std::string smallestWhy;
   while (latency && choice.q > 1) {
     --choice.q;
     choice.size = latencyModelSize(w, choice.q);
     StopReason ignored;
-    if (!sizeProblem(choice.size, options, secondsLeft, &ignored).empty()) continue;
+    smallestWhy = sizeProblem(choice.size, options, secondsLeft, &ignored);
+    if (!smallestWhy.empty()) continue;
     note << "; built for q = " << choice.q << " instead (" << choice.size.describe()
          << "): its plans are plans for q = " << options.q << ", its bound is not";
     choice.note = note.str();
     return choice;
   }
   choice.build = false;
+  if (!smallestWhy.empty() && smallestWhy != why) note << "; for q = 1 it " << smallestWhy;
   note << "; no MILP was built, the plan is the best warm start";
   choice.note = note.str();
   return choice;
+}
+
+std::uint64_t residentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
 void stopSimplexAt(OsiClpSolverInterface& solver, std::chrono::steady_clock::time_point deadline,

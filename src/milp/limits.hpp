@@ -52,6 +52,9 @@ struct ModelChoice {
 };
 ModelChoice chooseModel(const Workload& w, const SolveOptions& options, double secondsLeft);
 
+/// The process's resident bytes now (0 where /proc is not available).
+std::uint64_t residentBytes();
+
 /// Stops every simplex solve of `solver` (and of the copies CBC makes of it)
 /// once `deadline` passes or `*interrupt` is set: the solve ends with Clp
 /// status 5, neither optimal nor proven infeasible. `fired`, when given, is

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "OsiClpSolverInterface.hpp"
 #include "baselines/common.hpp"
@@ -115,6 +116,10 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
       solver = model->builder.build();
       notes << "; model " << model->builder.numRows() << " rows, " << model->builder.numColumns()
             << " columns";
+    } catch (const std::length_error& tooLarge) {
+      model.reset();
+      solver.reset();
+      skipped = std::string(tooLarge.what()) + "; no MILP was built, the plan is the best warm start";
     } catch (const BuildStopped&) {
       model.reset();
       skipped = stopped() && !(options.interrupt && options.interrupt->load())
@@ -205,6 +210,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   const bool interrupted = options.interrupt && options.interrupt->load();
   if (interrupted)
     outcome.stop = StopReason::Interrupt;
+  else if (cbc.memoryLimitReached)
+    outcome.stop = StopReason::MemoryLimit;
   else if (choice.limit != StopReason::None)
     outcome.stop = choice.limit;
   else if (!cbc.provenOptimal && !cbc.provenInfeasible)

@@ -169,13 +169,16 @@ ModelChoice chooseModel(const Workload& w, const SolveOptions& options, double s
   if (why.empty()) return choice;
   std::ostringstream note;
   note << "the model (" << choice.size.describe() << ") " << why;
-  std::string smallestWhy;
+  std::string smallestWhy;  // why the smallest q tried does not fit
   while (latency && choice.q > 1) {
     --choice.q;
     choice.size = latencyModelSize(w, choice.q);
     StopReason ignored;
+    const std::string largerWhy = smallestWhy.empty() ? why : smallestWhy;
     smallestWhy = sizeProblem(choice.size, options, secondsLeft, &ignored);
     if (!smallestWhy.empty()) continue;
+    if (choice.q + 1 < options.q && largerWhy != why)
+      note << "; for q = " << choice.q + 1 << " it " << largerWhy;
     note << "; built for q = " << choice.q << " instead (" << choice.size.describe()
          << "): its plans are plans for q = " << options.q << ", its bound is not";
     choice.note = note.str();

@@ -106,7 +106,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   std::unique_ptr<OsiClpSolverInterface> solver;
   std::string skipped = choice.note;
   if (choice.build && stopped())
-    skipped = options.interrupt && options.interrupt->load() ? "interrupted before building the model"
+    skipped = options.interrupt && options.interrupt->load() ? "the model was not built"
                                                              : "no time was left to build the model";
   if (skipped.empty() || shrunk) {
     try {
@@ -124,7 +124,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
       model.reset();
       skipped = stopped() && !(options.interrupt && options.interrupt->load())
                     ? "the time limit passed while building the model"
-                    : "interrupted while building the model";
+                    : "the model was abandoned half built";
     }
   }
   if (!skipped.empty()) notes << "; " << skipped;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -68,6 +69,7 @@ class ModelBuilder {
   void addRow(std::string name, const Linear& expr, double lower, double upper);
   int numColumns() const { return static_cast<int>(lower_.size()); }
   int numRows() const { return static_cast<int>(rowNames_.size()); }
+  std::int64_t numNonzeros() const { return static_cast<std::int64_t>(rowColumns_.size()); }
   bool isInteger(int column) const { return integer_[column]; }
   std::unique_ptr<OsiClpSolverInterface> build() const;
 

@@ -69,10 +69,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   const objective::ClassTotals totals(w);
   Allowed allowed{totals.acceleratorAllowed(w.machine), w.machine.maxCpus > 0};
   // Every phase below stops at the deadline or on the interrupt.
-  const Clock::time_point deadline = deadlineAfter(options.timeLimitSeconds) == Clock::time_point::max()
-                                         ? Clock::time_point::max()
-                                         : began + std::chrono::duration_cast<Clock::duration>(
-                                                       std::chrono::duration<double>(options.timeLimitSeconds));
+  Clock::time_point deadline = deadlineAfter(options.timeLimitSeconds);
+  if (deadline != Clock::time_point::max()) deadline -= Clock::now() - began;
   auto secondsLeft = [&] { return options.timeLimitSeconds - secondsSince(began); };
   auto stopped = [&] { return pastLimit(deadline, options.interrupt); };
 
@@ -172,11 +170,14 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     } else if (rootInfeasible) {
       cbc.provenInfeasible = true;
     } else {
-      cbc.note = rootSolved                                   ? "stopped after the LP relaxation"
-                 : options.interrupt && options.interrupt->load() ? "the LP relaxation did not finish"
-                                                                  : "the LP relaxation did not finish within the time limit";
+      const bool interrupted = options.interrupt && options.interrupt->load();
+      cbc.note = rootSolved    ? "stopped after the LP relaxation"
+                 : interrupted ? "the LP relaxation did not finish"
+                               : "the LP relaxation did not finish within the time limit";
     }
   } else {
+    if (solver && !(options.interrupt && options.interrupt->load()))
+      cbc.note = "no time was left for the LP relaxation";
     phases.end("root LP");
   }
   if (shrunk) {  // proofs about the smaller q say nothing about the q asked for

@@ -38,13 +38,15 @@ struct Model {
 /// BuildStopped past `deadline` or on `options.interrupt`.
 Model throughputModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
                       const SolveOptions& options,
-                      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+                      std::chrono::steady_clock::time_point deadline =
+                          std::chrono::steady_clock::time_point::max());
 
 /// Latency model (docs/model.md §5), `upperBound` a known latency (or ∞).
 /// Building it throws BuildStopped past `deadline` or on `interrupt`.
 Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
                    int q, double upperBound,
-                   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+                   std::chrono::steady_clock::time_point deadline =
+                       std::chrono::steady_clock::time_point::max(),
                    const std::atomic<bool>* interrupt = nullptr);
 
 // Parts both models share (assignment.cpp).

@@ -14,7 +14,8 @@ namespace {
 /// CBC indexes rows, columns and nonzeros by int.
 void checkIndexRange(std::size_t count) {
   if (count >= static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::length_error("the model has more rows, columns or nonzeros than CBC's 32-bit indices hold");
+    throw std::length_error(
+        "the model has more rows, columns or nonzeros than CBC's 32-bit indices hold");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "milp/polish.hpp"
 #include "objective/class_totals.hpp"
 #include "objective/placement_checks.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -137,10 +138,13 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   std::vector<double> start;
   double startObjective = 0;
   if (solver && best.objective < kInfinity && !stopped()) {
-    std::string why;
-    start = completeSolution(*solver, model->integerValues(best.placement),
-                             std::min(std::max(0.2, 0.2 * options.timeLimitSeconds), secondsLeft()),
-                             &startObjective, &why, options.interrupt);
+    // Copying and presolving the model for that LP cannot be interrupted.
+    const double seconds = std::min(std::max(0.2, 0.2 * options.timeLimitSeconds), secondsLeft());
+    std::string why = "not given to CBC: completing it would take more than " +
+                      formatShortest(std::floor(seconds * 10) / 10) + " s";
+    if (choice.size.buildSeconds() <= seconds)
+      start = completeSolution(*solver, model->integerValues(best.placement), seconds, &startObjective,
+                               &why, options.interrupt);
     notes << "; warm start " << best.method << " " << best.objective;
     if (start.empty()) notes << " (" << why << ")";
   }

@@ -139,9 +139,10 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   double startObjective = 0;
   if (solver && best.objective < kInfinity && !stopped()) {
     // Copying and presolving the model for that LP cannot be interrupted.
-    const double seconds = std::min(std::max(0.2, 0.2 * options.timeLimitSeconds), secondsLeft());
-    std::string why = "not given to CBC: completing it would take more than " +
-                      formatShortest(std::floor(seconds * 10) / 10) + " s";
+    const double given = std::min(std::max(0.2, 0.2 * options.timeLimitSeconds), secondsLeft());
+    const double seconds = std::max(0.1, std::floor(given * 10) / 10);
+    std::string why =
+        "not given to CBC: completing it would take more than " + formatShortest(seconds) + " s";
     if (choice.size.buildSeconds() <= seconds)
       start = completeSolution(*solver, model->integerValues(best.placement), seconds, &startObjective,
                                &why, options.interrupt);

@@ -1,22 +1,33 @@
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "milp/model.hpp"
 
 namespace dnnplace::milp {
 
 void breakSymmetry(Model* m, int first, int count, const char* label) {
+  // x[c][d] ≤ Σ_{c' < c} x[c'][d−1], through running sums: prefix[c] ≤
+  // prefix[c−1] + x[c][d−1] (at most the sum, which is all the rows need), so
+  // the rows grow with classes × devices, not with its square.
   const int classes = static_cast<int>(m->x.size());
+  const std::string prefixLabel = std::string(label) + "Prefix";
   for (int i = 1; i < count; ++i) {
     const int d = first + i;
-    Linear lowerOnPrevious;
+    int previousPrefix = -1;  // Σ_{c' < c} x[c'][d−1] ≥ this column (−1: nothing yet)
     for (int c = 0; c < classes; ++c) {
       if (m->x[c][d] >= 0) {
         Linear row;
-        row.add(m->x[c][d], 1).add(lowerOnPrevious, -1);
+        row.add(m->x[c][d], 1).add(previousPrefix, -1);
         m->builder.addRow(name(label, {c, i}), row, -kInfinity, 0);
       }
-      lowerOnPrevious.add(m->x[c][d - 1], 1);
+      if (m->x[c][d - 1] < 0 || c + 1 == classes) continue;
+      const int prefix =
+          m->builder.addColumn(name(prefixLabel.c_str(), {c, i}), 0, kInfinity, 0, false);
+      Linear sum;
+      sum.add(prefix, 1).add(previousPrefix, -1).add(m->x[c][d - 1], -1);
+      m->builder.addRow(name(prefixLabel.c_str(), {c, i}), sum, -kInfinity, 0);
+      previousPrefix = prefix;
     }
   }
 }

@@ -1,12 +1,14 @@
 #include "milp/cbc_runner.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <sstream>
 
 #include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
 #include "CbcStrategy.hpp"
 #include "OsiClpSolverInterface.hpp"
+#include "milp/limits.hpp"
 #include "milp/model_builder.hpp"
 #include "util/deadline.hpp"
 #include "util/format.hpp"
@@ -35,24 +37,37 @@ class StopHandler : public CbcEventHandler {
       options_->progress(line.str());
     }
     const bool interrupted = options_->interrupt && options_->interrupt->load();
-    return interrupted || elapsed >= deadline_ ? stop : noAction;
+    if (options_->memoryLimitBytes > 0 && elapsed - lastMemoryCheck_ >= 0.05) {
+      lastMemoryCheck_ = elapsed;
+      if (static_cast<double>(residentBytes()) > 0.95 * static_cast<double>(options_->memoryLimitBytes))
+        *memoryReached_ = true;
+    }
+    return interrupted || elapsed >= deadline_ || *memoryReached_ ? stop : noAction;
   }
+  /// Shared by the clones CBC makes.
+  std::shared_ptr<bool> memoryReached() const { return memoryReached_; }
 
  private:
   const SolveOptions* options_;
   Clock::time_point start_;
   double deadline_;
   double lastReport_ = 0;
+  double lastMemoryCheck_ = 0;
+  std::shared_ptr<bool> memoryReached_ = std::make_shared<bool>(false);
 };
 
 }  // namespace
 
 std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      const std::vector<std::pair<int, double>>& integers,
-                                     double seconds, double* objective, std::string* why) {
+                                     double seconds, double* objective, std::string* why,
+                                     const std::atomic<bool>* interrupt) {
+  const Clock::time_point deadline = deadlineAfter(seconds);
   std::unique_ptr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
   return leakingOnThrow(lp, [&]() -> std::vector<double> {
     lp->getModelPtr()->setMaximumWallSeconds(seconds);
+    auto fired = std::make_shared<std::atomic<bool>>(false);
+    stopSimplexAt(*lp, deadline, interrupt, fired);
     for (const auto& [column, value] : integers) {
       lp->setColLower(column, value);
       lp->setColUpper(column, value);
@@ -60,10 +75,11 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
     for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
     lp->messageHandler()->setLogLevel(0);
     lp->initialSolve();
-    if (!lp->isProvenOptimal()) {
+    if (!lp->isProvenOptimal() || *fired) {
       if (why)
-        *why = lp->isProvenPrimalInfeasible() ? "rejected by the model"
-               : lp->getModelPtr()->status() == 3  // Clp: stopped on iterations or time
+        *why = lp->isProvenPrimalInfeasible() && !*fired ? "rejected by the model"
+               : interrupt && interrupt->load()          ? "not given to CBC: interrupted"
+               : lp->getModelPtr()->status() == 3 || *fired  // Clp: stopped on iterations or time
                    ? "not given to CBC: completing it took more than " + formatShortest(seconds) + " s"
                    : "not given to CBC: completing it ended with LP status " +
                          std::to_string(lp->getModelPtr()->status());
@@ -108,6 +124,11 @@ CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start
     if (model->bestSolution()) {
       result.hasSolution = true;
       result.solution.assign(model->bestSolution(), model->bestSolution() + model->getNumCols());
+    }
+    if (*handler.memoryReached()) {
+      result.memoryLimitReached = true;
+      result.provenOptimal = result.provenInfeasible = false;
+      if (result.note.empty()) result.note = "stopped near the memory limit";
     }
     if (model->isSecondsLimitReached() && result.note.empty()) result.note = "time limit reached";
   });

@@ -7,8 +7,10 @@
 namespace dnnplace::milp {
 
 Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
-                   int q, double upperBound) {
+                   int q, double upperBound, std::chrono::steady_clock::time_point deadline,
+                   const std::atomic<bool>* interrupt) {
   Model m;
+  m.builder.stopAt(deadline, interrupt);
   const int k = w.machine.maxFpgas, n = w.numNodes();
   m.numAccelerators = k;
   m.numCpuDevices = allowed.cpu ? 1 : 0;
@@ -115,7 +117,7 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   // counts force onto the critical path, which the big-M relaxation cannot
   // see; as the latency column's floor it also lets CBC stop once an
   // incumbent reaches it.
-  const LatencyLowerBound bound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q);
+  const LatencyLowerBound bound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q, deadline);
   const std::vector<double>& head = bound.earliestFinish;
   const double floor = bound.value();
   const double timeUpper = upperBound == kInfinity ? kInfinity : bigM;

@@ -6,15 +6,19 @@
 #include <cmath>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "OsiClpSolverInterface.hpp"
 #include "baselines/common.hpp"
+#include "bounds/latency_bound.hpp"
 #include "milp/cbc_runner.hpp"
+#include "milp/limits.hpp"
 #include "milp/model.hpp"
 #include "milp/model_file.hpp"
 #include "milp/polish.hpp"
 #include "objective/class_totals.hpp"
 #include "objective/placement_checks.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -65,6 +69,11 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   const bool latency = options.objective == Objective::Latency;
   const objective::ClassTotals totals(w);
   Allowed allowed{totals.acceleratorAllowed(w.machine), w.machine.maxCpus > 0};
+  // Every phase below stops at the deadline or on the interrupt.
+  Clock::time_point deadline = deadlineAfter(options.timeLimitSeconds);
+  if (deadline != Clock::time_point::max()) deadline -= Clock::now() - began;
+  auto secondsLeft = [&] { return options.timeLimitSeconds - secondsSince(began); };
+  auto stopped = [&] { return pastLimit(deadline, options.interrupt); };
 
   // The best warm start that is a plan of the model's problem.
   Candidate best;
@@ -77,59 +86,110 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     if (value && *value < best.objective) best = {p, *value, start.method};
   }
 
-  polish(w, options, allowed, (latency ? 0.25 : 0.05) * options.timeLimitSeconds, &best);
+  polish(w, options, allowed,
+         std::min((latency ? 0.25 : 0.05) * options.timeLimitSeconds, 0.5 * secondsLeft()), &best);
   phases.end("polish start");
 
-  Model model = latency ? latencyModel(w, totals, allowed, options.q, best.objective)
-                        : throughputModel(w, totals, allowed, options);
-  std::unique_ptr<OsiClpSolverInterface> solver = model.builder.build();
+  // The model the limits allow (for latency perhaps a smaller q), built
+  // only while time is left.
+  const ModelChoice choice = chooseModel(w, options, secondsLeft());
   std::ostringstream notes;
   notes << (latency ? "latency, q = " + std::to_string(options.q)
                     : std::string("throughput") + (options.diffMaxima ? " (diffmaxima)" : "") +
                           (options.contiguity == Contiguity::Convex
                                ? ", convex blocks (forward paths never re-enter a device)"
-                               : ", any placement"))
-        << "; model " << model.builder.numRows() << " rows, " << model.builder.numColumns()
-        << " columns";
-
-  if (!options.writeModelPath.empty()) writeModel(*solver, options.writeModelPath);
+                               : ", any placement"));
+  const bool shrunk = choice.build && choice.q != (latency ? options.q : 1);
+  double simpleBound = 0;
+  std::optional<Model> model;
+  std::unique_ptr<OsiClpSolverInterface> solver;
+  std::string skipped = choice.note;
+  if (choice.build && stopped())
+    skipped = options.interrupt && options.interrupt->load() ? "the model was not built"
+                                                             : "no time was left to build the model";
+  if (skipped.empty() || shrunk) {
+    try {
+      model = latency ? latencyModel(w, totals, allowed, choice.q, best.objective, deadline,
+                                     options.interrupt)
+                      : throughputModel(w, totals, allowed, options, deadline);
+      solver = model->builder.build();
+      notes << "; model " << model->builder.numRows() << " rows, " << model->builder.numColumns()
+            << " columns";
+    } catch (const std::length_error& tooLarge) {
+      model.reset();
+      solver.reset();
+      skipped = std::string(tooLarge.what()) + "; no MILP was built, the plan is the best warm start";
+    } catch (const BuildStopped&) {
+      model.reset();
+      skipped = stopped() && !(options.interrupt && options.interrupt->load())
+                    ? "the time limit passed while building the model"
+                    : "the model was abandoned half built";
+    }
+  }
+  if (!skipped.empty()) notes << "; " << skipped;
+  if (model) simpleBound = model->simpleBound;
+  if (latency && (shrunk || !model))  // the bound for the q asked for
+    simpleBound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, options.q, deadline).value();
+  else if (!model && !options.diffMaxima)
+    simpleBound = objective::throughputLowerBound(w, totals);
+  if (solver && !options.writeModelPath.empty()) writeModel(*solver, options.writeModelPath);
   phases.end("build");
 
   std::vector<double> start;
   double startObjective = 0;
-  if (best.objective < kInfinity) {
-    std::string why;
-    start = completeSolution(*solver, model.integerValues(best.placement),
-                             std::max(0.2, 0.2 * options.timeLimitSeconds), &startObjective, &why);
+  if (solver && best.objective < kInfinity && !stopped()) {
+    // Copying and presolving the model for that LP cannot be interrupted.
+    const double given = std::min(std::max(0.2, 0.2 * options.timeLimitSeconds), secondsLeft());
+    const double seconds = std::max(0.1, std::floor(given * 10) / 10);
+    std::string why =
+        "not given to CBC: completing it would take more than " + formatShortest(seconds) + " s";
+    if (choice.size.buildSeconds() <= seconds)
+      start = completeSolution(*solver, model->integerValues(best.placement), seconds, &startObjective,
+                               &why, options.interrupt);
     notes << "; warm start " << best.method << " " << best.objective;
     if (start.empty()) notes << " (" << why << ")";
   }
   phases.end("complete start");
 
-  // The root LP relaxation first, under a wall-clock limit CBC itself would
-  // not apply to it (large latency models take minutes); its optimum is a
-  // proven bound, and its basis starts CBC.
-  const double secondsLeft = options.timeLimitSeconds - secondsSince(began);
-  solver->getModelPtr()->setMaximumWallSeconds(std::max(0.2, secondsLeft));
-  leakingOnThrow(solver, [&] { solver->initialSolve(); });
-  const bool rootSolved = solver->isProvenOptimal();
-  const bool rootInfeasible = solver->isProvenPrimalInfeasible();
-  const double rootBound = rootSolved ? solver->getObjValue() : -kInfinity;
-  phases.end("root LP");
+  // The root LP relaxation first, stopped at the deadline or on the
+  // interrupt (CBC would not stop it); its optimum is a proven bound, and
+  // its basis starts CBC.
   CbcResult cbc;
-  if (rootSolved && !(options.interrupt && options.interrupt->load()) &&
-      secondsSince(began) < options.timeLimitSeconds) {
-    solver->getModelPtr()->setMaximumWallSeconds(
-        std::max(0.2, options.timeLimitSeconds - secondsSince(began)));
-    cbc = runCbc(*solver, start, startObjective, options, began);
-  } else if (rootInfeasible) {
-    cbc.provenInfeasible = true;
+  double rootBound = -kInfinity;
+  if (solver && !stopped()) {
+    auto fired = std::make_shared<std::atomic<bool>>(false);
+    stopSimplexAt(*solver, deadline, options.interrupt, fired);
+    solver->getModelPtr()->setMaximumWallSeconds(std::max(0.2, secondsLeft()));
+    leakingOnThrow(solver, [&] { solver->initialSolve(); });
+    const bool rootSolved = solver->isProvenOptimal() && !*fired;
+    const bool rootInfeasible = solver->isProvenPrimalInfeasible() && !*fired;
+    if (rootSolved) rootBound = solver->getObjValue();
+    phases.end("root LP");
+    if (rootSolved && !stopped()) {
+      solver->getModelPtr()->setMaximumWallSeconds(std::max(0.2, secondsLeft()));
+      cbc = runCbc(*solver, start, startObjective, options, began);
+      if (*fired) {  // an LP inside CBC was cut short: what it proved is not proven
+        cbc.provenOptimal = cbc.provenInfeasible = false;
+        cbc.bound = -kInfinity;
+      }
+    } else if (rootInfeasible) {
+      cbc.provenInfeasible = true;
+    } else {
+      const bool interrupted = options.interrupt && options.interrupt->load();
+      cbc.note = rootSolved    ? "stopped after the LP relaxation"
+                 : interrupted ? "the LP relaxation did not finish"
+                               : "the LP relaxation did not finish within the time limit";
+    }
   } else {
-    cbc.bound = rootBound;
-    cbc.note = rootSolved ? "stopped after the LP relaxation"
-                          : "the LP relaxation did not finish within the time limit";
+    if (solver && !(options.interrupt && options.interrupt->load()))
+      cbc.note = "no time was left for the LP relaxation";
+    phases.end("root LP");
   }
-  cbc.bound = std::max({cbc.bound, rootBound, model.simpleBound});
+  if (shrunk) {  // proofs about the smaller q say nothing about the q asked for
+    cbc.provenOptimal = cbc.provenInfeasible = false;
+    cbc.bound = rootBound = -kInfinity;
+  }
+  cbc.bound = std::max({cbc.bound, rootBound, simpleBound});
   phases.end("branch and bound");
 
   // Read the plan back from the class columns.
@@ -139,7 +199,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     p.numCpus = w.machine.maxCpus;
     p.deviceOf.assign(w.numNodes(), Placement::kUnplaced);
     for (NodeIndex v = 0; v < w.numNodes(); ++v) {
-      const auto& columns = model.x[w.graph().classOf[v]];
+      const auto& columns = model->x[w.graph().classOf[v]];
       for (int d = 0; d < static_cast<int>(columns.size()); ++d)
         if (columns[d] >= 0 && cbc.solution[columns[d]] > 0.5) p.deviceOf[v] = d;
     }
@@ -147,7 +207,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     if (value && *value < best.objective * (1 - 1e-12)) best = {p, *value, "milp"};
     if (!value) notes << "; the integer solution did not check out, keeping the warm start";
   }
-  polish(w, options, allowed, std::min(5.0, 0.05 * options.timeLimitSeconds), &best);
+  polish(w, options, allowed,
+         std::min({5.0, 0.05 * options.timeLimitSeconds, std::max(0.0, secondsLeft() + 0.25)}), &best);
   phases.end("polish plan");
 
   // CBC ends by proving optimality (within the gap) or infeasibility, or at
@@ -155,6 +216,10 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   const bool interrupted = options.interrupt && options.interrupt->load();
   if (interrupted)
     outcome.stop = StopReason::Interrupt;
+  else if (cbc.memoryLimitReached)
+    outcome.stop = StopReason::MemoryLimit;
+  else if (choice.limit != StopReason::None)
+    outcome.stop = choice.limit;
   else if (!cbc.provenOptimal && !cbc.provenInfeasible)
     outcome.stop = StopReason::TimeLimit;
   if (best.objective == kInfinity) {
@@ -162,7 +227,10 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     outcome.message = cbc.provenInfeasible
                           ? "no placement satisfies the memory and device constraints"
                           : "stopped before finding a feasible plan (" +
-                                (cbc.note.empty() ? std::string("interrupted") : cbc.note) + ")";
+                                (!skipped.empty()    ? skipped
+                                 : cbc.note.empty() ? std::string("interrupted")
+                                                    : cbc.note) +
+                                ")";
     outcome.seconds = secondsSince(began);
     return outcome;
   }
@@ -172,7 +240,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   // only objective × (1 − gap) is proven unless its bound says less.
   double bound = cbc.bound;
   if (cbc.provenOptimal) bound = std::min(bound, best.objective * (1 - options.relativeGap));
-  bound = std::max(bound, model.simpleBound);  // proven without CBC
+  bound = std::max(bound, simpleBound);  // proven without CBC
   if (!std::isfinite(bound)) bound = 0;
   bound = std::max(0.0, std::min(bound, best.objective));
   outcome.lowerBound = bound;

@@ -18,8 +18,12 @@
 /// of its problem (the registered method "milp", solve/warm_start.hpp, gives
 /// it the plans of the cheaper methods), polished by local moves; breaks
 /// symmetry among identical devices, honours `timeLimitSeconds`,
-/// `relativeGap` and `interrupt` (returning the incumbent), and exports the
-/// model when `writeModelPath` ends in .lp or .mps. `lowerBound` is the
+/// `relativeGap` and `interrupt` (returning the incumbent; every phase,
+/// building and the root LP included, stops at the deadline), and exports
+/// the model when `writeModelPath` ends in .lp or .mps. The model's size is
+/// estimated before it is built (milp/limits.hpp): one that would not fit in
+/// `memoryLimitBytes` or be built in half the time left is built for a
+/// smaller q (latency) or not at all, and the message says so. `lowerBound` is the
 /// bound CBC proves; when it stops on the relative gap the bound reported is
 /// objective × (1 − relativeGap) unless CBC's is lower.
 ///
@@ -27,7 +31,7 @@
 /// assignment + throughput_model + latency_model (the two models),
 /// cbc_runner (completing the warm start, branch and bound), polish
 /// (scoring and improving plans), model_file (--write-model, readMilpModel),
-/// milp.cpp (this sequence).
+/// limits (model sizes, the simplex stop), milp.cpp (this sequence).
 
 #include <chrono>
 #include <optional>

@@ -3,6 +3,8 @@
 /// classes to devices through binaries x[c][d] (−1 where class c may not use
 /// device d) and read a placement back from them.
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -32,13 +34,20 @@ struct Model {
   std::function<std::vector<std::pair<int, double>>(const Placement&)> integerValues;
 };
 
-/// Throughput model (docs/model.md §3, §4 for Convex).
+/// Throughput model (docs/model.md §3, §4 for Convex). Building it throws
+/// BuildStopped past `deadline` or on `options.interrupt`.
 Model throughputModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
-                      const SolveOptions& options);
+                      const SolveOptions& options,
+                      std::chrono::steady_clock::time_point deadline =
+                          std::chrono::steady_clock::time_point::max());
 
 /// Latency model (docs/model.md §5), `upperBound` a known latency (or ∞).
+/// Building it throws BuildStopped past `deadline` or on `interrupt`.
 Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
-                   int q, double upperBound);
+                   int q, double upperBound,
+                   std::chrono::steady_clock::time_point deadline =
+                       std::chrono::steady_clock::time_point::max(),
+                   const std::atomic<bool>* interrupt = nullptr);
 
 // Parts both models share (assignment.cpp).
 

@@ -1,14 +1,28 @@
 #include "milp/model_builder.hpp"
 
+#include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "CoinPackedMatrix.hpp"
 #include "OsiClpSolverInterface.hpp"
 
 namespace dnnplace::milp {
 
+namespace {
+
+/// CBC indexes rows, columns and nonzeros by int.
+void checkIndexRange(std::size_t count) {
+  if (count >= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::length_error(
+        "the model has more rows, columns or nonzeros than CBC's 32-bit indices hold");
+}
+
+}  // namespace
+
 int ModelBuilder::addColumn(std::string name, double lower, double upper, double objective,
                             bool integer) {
+  checkIndexRange(lower_.size() + 1);
   names_.push_back(std::move(name));
   lower_.push_back(lower);
   upper_.push_back(upper);
@@ -27,6 +41,11 @@ void ModelBuilder::addRow(std::string name, const Linear& expr, double lower, do
       rowValues_.push_back(coefficient);
     }
   if (rowColumns_.size() == before) return;
+  checkIndexRange(rowColumns_.size());
+  checkIndexRange(rowNames_.size() + 1);
+  if (rowNames_.size() % 4096 == 0 &&
+      ((interrupt_ && interrupt_->load()) || std::chrono::steady_clock::now() > deadline_))
+    throw BuildStopped{};
   rowStart_.push_back(static_cast<int>(rowColumns_.size()));
   rowNames_.push_back(std::move(name));
   rowLower_.push_back(lower == -kInfinity ? -COIN_DBL_MAX : lower - expr.constant);

@@ -2,6 +2,9 @@
 /// A small linear-model builder on top of OsiClp, and the guard that keeps
 /// CLP and CBC objects alive after an allocation failed inside them.
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -47,15 +50,26 @@ struct Linear {
   bool isZero() const { return terms.empty() && constant == 0; }
 };
 
+/// Thrown by ModelBuilder::addRow once the deadline set by stopAt passes or
+/// the interrupt is set: the model is abandoned half built.
+struct BuildStopped {};
+
 /// Collects named columns and rows, then builds the OsiClp model in one piece.
 class ModelBuilder {
  public:
+  /// From now on addRow checks, every few thousand rows, the deadline and
+  /// the interrupt, and throws BuildStopped when either is reached.
+  void stopAt(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* interrupt) {
+    deadline_ = deadline;
+    interrupt_ = interrupt;
+  }
   int addColumn(std::string name, double lower, double upper, double objective, bool integer);
   /// lower ≤ expr ≤ upper; rows without variables are dropped (callers only
   /// build those when they hold trivially).
   void addRow(std::string name, const Linear& expr, double lower, double upper);
   int numColumns() const { return static_cast<int>(lower_.size()); }
   int numRows() const { return static_cast<int>(rowNames_.size()); }
+  std::int64_t numNonzeros() const { return static_cast<std::int64_t>(rowColumns_.size()); }
   bool isInteger(int column) const { return integer_[column]; }
   std::unique_ptr<OsiClpSolverInterface> build() const;
 
@@ -67,6 +81,8 @@ class ModelBuilder {
   std::vector<double> rowValues_;
   std::vector<std::string> rowNames_;
   std::vector<double> rowLower_, rowUpper_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* interrupt_ = nullptr;
 };
 
 /// A row or column name: prefix_i_j_...

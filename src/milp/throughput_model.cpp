@@ -8,8 +8,9 @@
 namespace dnnplace::milp {
 
 Model throughputModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
-                      const SolveOptions& options) {
+                      const SolveOptions& options, std::chrono::steady_clock::time_point deadline) {
   Model m;
+  m.builder.stopAt(deadline, options.interrupt);
   const int k = w.machine.maxFpgas, cpus = w.machine.maxCpus;
   m.numAccelerators = k;
   m.numCpuDevices = cpus;

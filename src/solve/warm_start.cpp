@@ -15,6 +15,7 @@
 #include "baselines/scotch.hpp"
 #include "baselines/single.hpp"
 #include "dp/dp.hpp"
+#include "util/deadline.hpp"
 
 namespace dnnplace {
 
@@ -28,7 +29,8 @@ struct PortfolioMethod {
 
 /// Cheaper methods whose best plan warm-starts the integer program.
 std::vector<PortfolioMethod> portfolioFor(const SolveOptions& options) {
-  // Shares of the time limit. The DP optimum is the strongest start and
+  // Shares of the time limit, together well below all of it so the integer
+  // program keeps time to run. The DP optimum is the strongest start and
   // sometimes needs a while on the paper's largest graphs, so it gets the most.
   if (options.objective == Objective::Latency)
     return {{"greedy", solveLatencyGreedy, 0.05},
@@ -39,7 +41,7 @@ std::vector<PortfolioMethod> portfolioFor(const SolveOptions& options) {
           {"single", solveSingleAccelerator, 0.02},
           {"cpu", solveSingleCpu, 0.02},
           {"local-search", solveLocalSearch, 0.1},
-          {"dp", solveDp, 0.7}};
+          {"dp", solveDp, 0.5}};
 }
 
 /// The method's outcome; a failed allocation or any exception inside it
@@ -59,10 +61,19 @@ std::optional<SolveOutcome> runGuarded(const PortfolioMethod& method, const Work
 
 std::vector<WarmStart> warmStartPortfolio(const Workload& workload, const SolveOptions& options) {
   std::vector<WarmStart> starts;
-  for (const PortfolioMethod& method : portfolioFor(options)) {
+  const auto began = std::chrono::steady_clock::now();
+  const std::vector<PortfolioMethod> portfolio = portfolioFor(options);
+  double shares = 0;
+  for (const PortfolioMethod& method : portfolio) shares += method.share;
+  for (const PortfolioMethod& method : portfolio) {
     if (options.interrupt && options.interrupt->load()) break;
+    // A method that ran past its share shortens those after it: the
+    // portfolio as a whole keeps to the sum of the shares.
+    const double left = options.timeLimitSeconds * shares - secondsSince(began);
+    shares -= method.share;
+    if (left <= 0) break;
     SolveOptions sub = options;
-    sub.timeLimitSeconds = std::max(0.2, options.timeLimitSeconds * method.share);
+    sub.timeLimitSeconds = std::max(0.2, std::min(options.timeLimitSeconds * method.share, left));
     sub.progress = nullptr;
     sub.writeModelPath.clear();
     // Local search is cheap per restart: use the time it is given.

@@ -30,6 +30,10 @@ struct PathData {
   std::vector<int> runStart;
 };
 
+/// The exact DP's cells of path node i: ending on a CPU core, ending a run.
+std::size_t cpuCell(int i) { return 2 * static_cast<std::size_t>(i); }
+std::size_t runCell(int i) { return 2 * static_cast<std::size_t>(i) + 1; }
+
 /// A (time, runs) pair of a partial split; compared on time + penalty · runs.
 struct Partial {
   double time = kInfinity;
@@ -73,11 +77,11 @@ class SplitPass {
       run[i] = runEnding(i, [&](int j) {
         if (j == 0) return Partial{r == 1 ? 0 : kInfinity, 0};
         const double s = d_.sent[j];
-        return Partial{std::min(previous[2 * (j - 1)] + s, previous[2 * (j - 1) + 1] + 2 * s), 0};
+        return Partial{std::min(previous[cpuCell(j - 1)] + s, previous[runCell(j - 1)] + 2 * s), 0};
       });
       cpu[i] = cpuEnding(i, cpu, run);
-      (*current)[2 * i] = cpu[i].time;
-      (*current)[2 * i + 1] = run[i].time;
+      (*current)[cpuCell(i)] = cpu[i].time;
+      (*current)[runCell(i)] = run[i].time;
     }
   }
 
@@ -272,7 +276,7 @@ LatencyLowerBound latencyLowerBound(const Workload& workload,
     double cpuOnly = 0;
     for (int i = 0; i < n; ++i) {  // layer 0: every node on a CPU core
       cpuOnly = data.cpuSide[i] && cpuOnly != kInfinity ? cpuOnly + data.cpuTime[i] : kInfinity;
-      previous[2 * i] = cpuOnly;
+      previous[cpuCell(i)] = cpuOnly;
     }
     double best = cpuOnly;
     for (int r = 1; r <= data.maxRuns; ++r) {
@@ -282,7 +286,7 @@ LatencyLowerBound latencyLowerBound(const Workload& workload,
         return bound;
       }
       pass.layer(r, previous, &current);
-      best = std::min({best, current[2 * (n - 1)], current[2 * (n - 1) + 1]});
+      best = std::min({best, current[cpuCell(n - 1)], current[runCell(n - 1)]});
       std::swap(previous, current);
     }
     finishWith(best);

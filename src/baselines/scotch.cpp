@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -353,6 +354,15 @@ int repairMemory(const Workload& workload, const ClassTotals& totals, std::vecto
       cpuLoad[d - k] += totals.cpuLatency[c];
     }
   }
+  // The accelerators by (memory used, index): the first other than d that
+  // has room is the one with the most free memory, and if it has none, none has.
+  std::set<std::pair<double, int>> byMemory;
+  for (int d = 0; d < k; ++d) byMemory.emplace(memory[d], d);
+  auto setMemory = [&](int d, double bytes) {
+    byMemory.erase({memory[d], d});
+    memory[d] = bytes;
+    byMemory.emplace(bytes, d);
+  };
   int moved = 0;
   for (int d = 0; d < k; ++d) {
     if (fitsMemory(memory[d], machine)) continue;
@@ -363,12 +373,13 @@ int repairMemory(const Workload& workload, const ClassTotals& totals, std::vecto
       if (fitsMemory(memory[d], machine)) break;
       if (totals.size[c] == 0) break;  // sorted: nothing left that frees memory
       int target = -1;
-      for (int other = 0; other < k; ++other) {
-        if (other == d || !fitsMemory(memory[other] + totals.size[c], machine)) continue;
-        if (target < 0 || memory[other] < memory[target]) target = other;
+      for (const auto& [used, other] : byMemory) {
+        if (other == d) continue;
+        if (fitsMemory(used + totals.size[c], machine)) target = other;
+        break;
       }
       if (target >= 0) {
-        memory[target] += totals.size[c];
+        setMemory(target, memory[target] + totals.size[c]);
       } else if (machine.maxCpus > 0) {
         const int core =
             static_cast<int>(std::min_element(cpuLoad.begin(), cpuLoad.end()) - cpuLoad.begin());
@@ -381,7 +392,7 @@ int repairMemory(const Workload& workload, const ClassTotals& totals, std::vecto
                    objective::describeClass(workload, c);
         return -1;
       }
-      memory[d] -= totals.size[c];
+      setMemory(d, memory[d] - totals.size[c]);
       (*deviceOfClass)[c] = target;
       ++moved;
     }

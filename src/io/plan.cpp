@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "io/json_reader.hpp"
+#include "io/read_file.hpp"
 
 namespace dnnplace {
 
@@ -199,7 +200,11 @@ std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name
 }
 
 std::optional<PlanFile> loadPlan(const std::string& path, std::string* error) {
-  auto text = readFile(path, error);
+  return loadPlan(path, error, defaultReadLimit());
+}
+
+std::optional<PlanFile> loadPlan(const std::string& path, std::string* error, std::uint64_t maxBytes) {
+  auto text = readFile(path, error, maxBytes);
   if (!text) return std::nullopt;
   return parsePlan(*text, inputName(path), error);
 }

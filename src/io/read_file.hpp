@@ -6,6 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "dnnplace/plan.hpp"
+#include "dnnplace/workload.hpp"
+
 namespace dnnplace {
 
 /// The most bytes of input read under a memory limit: a quarter of it (the
@@ -22,5 +25,10 @@ std::uint64_t defaultReadLimit();
 /// "NAME: more than N bytes, the input cap (a quarter of the memory limit)".
 std::optional<std::string> readFile(const std::string& path, std::string* error,
                                     std::uint64_t maxBytes);
+
+/// loadWorkload and loadPlan (workload.hpp, plan.hpp) reading at most `maxBytes`.
+std::optional<Workload> loadWorkload(const std::string& path, std::string* error,
+                                     std::uint64_t maxBytes);
+std::optional<PlanFile> loadPlan(const std::string& path, std::string* error, std::uint64_t maxBytes);
 
 }  // namespace dnnplace

@@ -36,6 +36,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// AddressSanitizer's shadow memory and quarantine swell the resident set:
+// peaks are asserted in plain builds only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kPeaksMeaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kPeaksMeaningful = false;
+#else
+constexpr bool kPeaksMeaningful = true;
+#endif
+#else
+constexpr bool kPeaksMeaningful = true;
+#endif
+
 /// A DAG of n nodes with an edge i -> j for every pair i < j of odd sum
 /// (about n²/4 edges), k accelerators, memory to spare.
 Workload denseDag(int n, int k) {
@@ -189,7 +203,9 @@ TEST(LimitsGreedy, ALongChainWithManyAcceleratorsKeepsTimeAndMemory) {
                                      std::to_string(static_cast<long>(kLimit))});
   EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_LT(run.seconds, 3);
-  EXPECT_LT(run.peakBytes, 1.1 * kLimit);
+  if (kPeaksMeaningful) {
+    EXPECT_LT(run.peakBytes, 1.1 * kLimit);
+  }
   // One accelerator holds the chain: the bound proves it optimal.
   EXPECT_NE(run.err.find("gap 0.00%"), std::string::npos) << run.err;
 }
@@ -223,7 +239,9 @@ TEST(LimitsLocalSearch, AMemoryLimitShrinksTheAcceleratorsSearched) {
                                      "1", "--memory-limit", std::to_string(static_cast<long>(kLimit))});
   EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_LT(run.seconds, 3);
-  EXPECT_LT(run.peakBytes, 1.1 * kLimit);
+  if (kPeaksMeaningful) {
+    EXPECT_LT(run.peakBytes, 1.1 * kLimit);
+  }
   EXPECT_NE(run.err.find("accelerators (the counts per node"), std::string::npos) << run.err;
 }
 

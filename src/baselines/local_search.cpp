@@ -416,14 +416,15 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
   // fewer accelerators are searched when it would not fit the memory limit.
   const double perAccelerator = 4.0 * workload.numNodes();
   const double memory = 0.8 * baseline::memoryLeft(workload, options);
-  std::string shrunk;
   if (workload.machine.maxFpgas > 0 && perAccelerator * workload.machine.maxFpgas > memory) {
-    const int fit = static_cast<int>(std::min<double>(workload.machine.maxFpgas, memory / perAccelerator));
+    const int fit =
+        static_cast<int>(std::min<double>(workload.machine.maxFpgas, memory / perAccelerator));
     const std::string need = formatBytes(perAccelerator * workload.machine.maxFpgas);
     if (fit < 1) {
-      SolveOutcome refused = baseline::refusal(
-          SolveStatus::NoPlan, "local-search: its counts per node and accelerator need " + need +
-                                   ", more than the memory limit leaves");
+      SolveOutcome refused =
+          baseline::refusal(SolveStatus::NoPlan,
+                            "local-search: its counts per node and accelerator need " + need +
+                                ", more than the memory limit leaves");
       refused.stop = StopReason::MemoryLimit;
       return refused;
     }

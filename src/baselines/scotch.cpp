@@ -231,11 +231,13 @@ struct ScotchRun {
     const double memory = baseline::memoryLeft(workload, options);
     const double buildBytes = 2 * edges * sizeof(ClassArc);
     if (buildBytes > memory)
-      return skip(part, notes, "the class graph of " + std::to_string(workload.graph().edges.size()) +
-                                   " edges needs about " + formatBytes(buildBytes) +
-                                   ", more than the memory limit leaves");
+      return skip(part, notes,
+                  "the class graph of " + std::to_string(workload.graph().edges.size()) +
+                      " edges needs about " + formatBytes(buildBytes) +
+                      ", more than the memory limit leaves");
     if (k > 1 && 2 * edges * kBuildSecondsPerArc + scotchSeconds(0, n) > secondsLeft())
-      return skip(part, notes, "building the class graph and partitioning it would pass the time limit");
+      return skip(part, notes,
+                  "building the class graph and partitioning it would pass the time limit");
     const auto arcs = classArcs(workload, vertexOfClass, deadline);
     if (!arcs) return skip(part, notes, "the time limit passed while the class graph was built");
     const double full = static_cast<double>(arcs->size());
@@ -249,8 +251,7 @@ struct ScotchRun {
     }
     const double arcMemory = (memory - full * sizeof(ClassArc)) / kBytesPerArc;
     const double arcLimit = std::min<double>(arcMemory, std::numeric_limits<SCOTCH_Num>::max() / 2);
-    if (full <= arcLimit && scotchSeconds(full, n) <= secondsLeft())
-      return call(*arcs, part, notes);
+    if (full <= arcLimit && scotchSeconds(full, n) <= secondsLeft()) return call(*arcs, part, notes);
 
     // Too large for what is left: a first call that surely fits, timed.
     const std::string why = full > arcLimit ? "the memory limit" : "the time limit";
@@ -276,14 +277,15 @@ struct ScotchRun {
       }
     }
     if (used < arcs->size())
-      *notes += " (the " + std::to_string(used / 2) + " heaviest of " + std::to_string(arcs->size() / 2) +
-                ": all of them would pass " + why + ")";
+      *notes += " (the " + std::to_string(used / 2) + " heaviest of " +
+                std::to_string(arcs->size() / 2) + ": all of them would pass " + why + ")";
     return "";
   }
 
  private:
   double secondsLeft() const {
-    if (deadline.at() == Deadline::Clock::time_point::max()) return std::numeric_limits<double>::infinity();
+    if (deadline.at() == Deadline::Clock::time_point::max())
+      return std::numeric_limits<double>::infinity();
     return std::chrono::duration<double>(deadline.at() - Deadline::Clock::now()).count();
   }
 

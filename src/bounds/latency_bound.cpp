@@ -99,8 +99,7 @@ class SplitPass {
   /// The best split ending at i with i on a CPU core.
   Partial cpuEnding(int i, const std::vector<Partial>& cpu, const std::vector<Partial>& run) const {
     if (!d_.cpuSide[i]) return Partial{};
-    Partial before = i == 0 ? Partial{0, 0}
-                            : better(cpu[i - 1], shifted(run[i - 1], d_.sent[i]));
+    Partial before = i == 0 ? Partial{0, 0} : better(cpu[i - 1], shifted(run[i - 1], d_.sent[i]));
     return shifted(before, d_.cpuTime[i]);
   }
 
@@ -147,7 +146,7 @@ class SplitPass {
   double penalty_ = 0;
   std::vector<Partial> front_;  ///< [j]: the best entry at j..backStart_-1 plus compute to there
   int frontStart_ = 0, backStart_ = 0;
-  Partial back_;  ///< the best over backStart_..i, compute included
+  Partial back_;        ///< the best over backStart_..i, compute included
   double backSum_ = 0;  ///< compute of backStart_..i
 };
 
@@ -157,7 +156,8 @@ class SplitPass {
 /// does not fit (refusing one that fits could lift the bound above the
 /// optimum).
 std::vector<int> runStarts(const Workload& workload, const std::vector<NodeIndex>& path,
-                           const std::vector<char>& onAccelerator, const std::vector<double>& classSize) {
+                           const std::vector<char>& onAccelerator,
+                           const std::vector<double>& classSize) {
   const int n = static_cast<int>(path.size());
   constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
   std::vector<int> start(n);
@@ -236,8 +236,9 @@ LatencyLowerBound latencyLowerBound(const Workload& workload,
   // 2. The split path, on O(n) memory.
   PathData data;
   data.n = n;
-  data.maxRuns = static_cast<int>(std::min<std::int64_t>(
-      n, static_cast<std::int64_t>(std::max(0, workload.machine.maxFpgas)) * std::max(1, q)));
+  data.maxRuns = static_cast<int>(
+      std::min<std::int64_t>(n, static_cast<std::int64_t>(std::max(0, workload.machine.maxFpgas)) *
+                                    std::max(1, q)));
   data.cpuSide.resize(n);
   data.cpuTime.resize(n);
   data.fpgaTime.resize(n);

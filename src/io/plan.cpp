@@ -269,8 +269,7 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
     for (std::size_t i = 0; i < r.devices.size() && i < kShown; ++i)
       names.push_back(deviceName(r.devices[i]));
     if (r.distinct > static_cast<std::int64_t>(kShown))
-      names.push_back(std::to_string(r.distinct - static_cast<std::int64_t>(kShown)) +
-                      " more devices");
+      names.push_back(std::to_string(r.distinct - static_cast<std::int64_t>(kShown)) + " more devices");
     std::string where = names.front();  // "a", "a and b", "a, b and c"
     for (std::size_t i = 1; i < names.size(); ++i)
       where += (i + 1 == names.size() ? " and " : ", ") + names[i];

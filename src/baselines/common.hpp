@@ -4,6 +4,7 @@
 // machine to at most one device per class. Private to src/.
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -39,6 +40,19 @@ inline double oneDeviceObjective(const Workload& w, const Placement& p, const So
   if (options.objective == Objective::Throughput)
     return objective::throughputObjective(w, p, options.diffMaxima);
   return objective::latencyOf(w, p, 1).value();
+}
+
+/// About the bytes a loaded workload holds (nodes, edges, CSR lists, classes).
+inline double workloadBytes(const Workload& w) {
+  return static_cast<double>(w.numNodes()) * (sizeof(Node) + 64) +
+         static_cast<double>(w.graph().edges.size()) * (sizeof(Edge) + 2 * sizeof(NodeIndex) + 16);
+}
+
+/// The bytes a method may still allocate under options.memoryLimitBytes
+/// (infinity without a limit): the limit less the workload itself.
+inline double memoryLeft(const Workload& w, const SolveOptions& options) {
+  if (options.memoryLimitBytes == 0) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, static_cast<double>(options.memoryLimitBytes) - workloadBytes(w));
 }
 
 /// The Infeasible outcome, saying why.

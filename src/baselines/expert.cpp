@@ -2,6 +2,7 @@
 #include "baselines/expert.hpp"
 
 #include "baselines/common.hpp"
+#include "io/read_file.hpp"
 #include "util/format.hpp"
 
 namespace dnnplace {
@@ -11,7 +12,7 @@ SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
     return failedCall(CallStatus::InvalidInput,
                       "method 'expert' needs --plan FILE (a split written by hand)");
   std::string error;
-  auto file = loadPlan(options.expertPlanPath, &error);
+  auto file = loadPlan(options.expertPlanPath, &error, readLimitFor(options.memoryLimitBytes));
   if (!file) return failedCall(CallStatus::InvalidInput, error);
   std::vector<std::string> problems;
   Placement placement = resolvePlan(w, *file, &problems);

@@ -161,14 +161,18 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
   outcome.objective = *latency;
   phases.end("fill");
   // The plan is linear-time; only its bound can be slow (long runs on long paths).
-  outcome.lowerBound = latencyLowerBound(workload, totals.acceleratorAllowed(machine),
-                                         machine.maxCpus > 0, options.q, deadline.at())
-                           .value();
+  const LatencyLowerBound bound = latencyLowerBound(workload, totals.acceleratorAllowed(machine),
+                                                    machine.maxCpus > 0, options.q, deadline.at());
+  outcome.lowerBound = bound.value();
   phases.end("bound");
   outcome.placement = std::move(placement);
   outcome.status = SolveStatus::Feasible;
   outcome.message = std::to_string(numBlocks) + " inseparable blocks on " + std::to_string(used) +
                     " accelerators, " + std::to_string(blocksOnCpu) + " on CPU";
+  if (bound.splitPathRelaxed)
+    outcome.message +=
+        "; the lower bound counts the accelerators' runs on its path by a relaxation (the exact "
+        "count would take too long), so it may be weaker";
   return outcome;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,6 +67,9 @@ class ClassMoveSearch {
       int bestClass = -1, bestDevice = -1;
       double bestMax = maxLoad_, bestSquares = sumSquares_;
       for (int c = 0; c < workload_.graph().numClasses; ++c) {
+        // One pass over the classes can be long on a dense graph: stop
+        // inside it too (no move is half made).
+        if ((c & 63) == 63 && deadline.reached()) return false;
         const int from = deviceOfClass_[c];
         const double fromLoad = load_[from] + removalDelta(c, from);
         auto consider = [&](int to, double toLoad) {
@@ -400,9 +404,48 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
     return failedCall(CallStatus::InvalidInput, "local-search needs --restarts of at least 1");
   const ClassTotals totals(workload);
   if (auto refused = baseline::unplaceableOutcome(workload, totals)) return *refused;
+  // The neighbourhood lists (one entry per member and predecessor of each class) use int positions.
+  if (static_cast<double>(workload.numNodes()) + static_cast<double>(workload.graph().edges.size()) >
+      std::numeric_limits<int>::max())
+    return failedCall(CallStatus::InvalidInput,
+                      "local-search: more than 2^31 nodes and edges together, too many to index");
 
   PhaseTimes phases(&outcome.phases);
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);
+  // The counts per (node, accelerator) are the search's one large table:
+  // fewer accelerators are searched when it would not fit the memory limit.
+  const double perAccelerator = 4.0 * workload.numNodes();
+  const double memory = 0.8 * baseline::memoryLeft(workload, options);
+  if (workload.machine.maxFpgas > 0 && perAccelerator * workload.machine.maxFpgas > memory) {
+    const int fit =
+        static_cast<int>(std::min<double>(workload.machine.maxFpgas, memory / perAccelerator));
+    const std::string need = formatBytes(perAccelerator * workload.machine.maxFpgas);
+    if (fit < 1) {
+      SolveOutcome refused =
+          baseline::refusal(SolveStatus::NoPlan,
+                            "local-search: its counts per node and accelerator need " + need +
+                                ", more than the memory limit leaves");
+      refused.stop = StopReason::MemoryLimit;
+      return refused;
+    }
+    Machine fewer = workload.machine;
+    fewer.maxFpgas = fit;
+    SolveOutcome result = solveLocalSearchOn(workload.onMachine(fewer), options);
+    if (result.placement) {
+      for (auto& device : result.placement->deviceOf)
+        if (device >= fit) device += workload.machine.maxFpgas - fit;
+      result.placement->numAccelerators = workload.machine.maxFpgas;
+      // The bound is the whole machine's (fewer accelerators have a higher one).
+      result.lowerBound = objective::throughputLowerBound(workload, totals);
+      result.status = sameObjective(result.objective, result.lowerBound) ? SolveStatus::Optimal
+                                                                         : SolveStatus::Feasible;
+    }
+    result.message += "; searched over " + std::to_string(fit) + " of " +
+                      std::to_string(workload.machine.maxFpgas) +
+                      " accelerators (the counts per node and accelerator for all would need " + need +
+                      ", more than the memory limit leaves)";
+    return result;
+  }
   std::mt19937_64 rng(options.seed);
   ClassMoveSearch search(workload, totals);
   std::vector<int> start, best;

@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
+#include <optional>
+#include <set>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 extern "C" {
@@ -16,6 +19,8 @@ extern "C" {
 #include "baselines/common.hpp"
 #include "objective/class_totals.hpp"
 #include "objective/loads.hpp"
+#include "util/deadline.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 namespace {
@@ -28,21 +33,33 @@ struct ScotchInput {
   std::vector<int> classOfVertex;  ///< vertex → color class
   std::vector<SCOTCH_Num> vertexStart, vertexWeight, adjacency, edgeWeight;
   double scale = 0;  ///< integer weight per time unit
+  /// Σ degree²: SCOTCH_graphCheck looks for each arc's reverse in the
+  /// neighbour's list, so it costs about that many steps.
+  double checkCost = 0;
 };
 
-ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
-                            const std::vector<char>& partitioned) {
-  ScotchInput input;
-  std::vector<int> vertexOfClass(workload.graph().numClasses, -1);
-  for (int c = 0; c < workload.graph().numClasses; ++c) {
-    if (!partitioned[c]) continue;
-    vertexOfClass[c] = static_cast<int>(input.classOfVertex.size());
-    input.classOfVertex.push_back(c);
-  }
-  // (vertex, neighbour, weight) for both directions of every sender's cut.
-  std::vector<std::tuple<int, int, double>> arcs;
+/// SCOTCH_graphCheck runs below this many steps (about 0.1 s); above, the
+/// graph is symmetric by construction (both arcs of a pair carry the same
+/// sum) and is not checked again.
+constexpr double kCheckCostLimit = 1e8;
+
+/// One arc of the class graph: both directions of every pair are listed.
+struct ClassArc {
+  int from, to;
+  double weight;
+  auto operator<=>(const ClassArc&) const = default;
+};
+
+/// The class graph's arcs, sorted by (from, to), parallel arcs merged
+/// (their weights summed in increasing order, so both directions of a
+/// pair get the same sum). Returns nullopt when `deadline` passes first.
+std::optional<std::vector<ClassArc>> classArcs(const Workload& workload,
+                                               const std::vector<int>& vertexOfClass,
+                                               const Deadline& deadline) {
+  std::vector<ClassArc> arcs;
   std::vector<int> lastClassSeen(workload.graph().numClasses, -1);
   for (NodeIndex u = 0; u < workload.numNodes(); ++u) {
+    if ((u & 4095) == 0 && deadline.reached()) return std::nullopt;
     const double cost = workload.graph().outCost[u];
     const int from = vertexOfClass[workload.graph().classOf[u]];
     if (cost == 0 || from < 0) continue;
@@ -51,23 +68,63 @@ ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
       const int to = vertexOfClass[cw];
       if (to < 0 || to == from || lastClassSeen[cw] == u) continue;
       lastClassSeen[cw] = u;  // u pays once per neighbouring class
-      arcs.emplace_back(from, to, cost);
-      arcs.emplace_back(to, from, cost);
+      arcs.push_back({from, to, cost});
+      arcs.push_back({to, from, cost});
     }
   }
+  if (deadline.reached()) return std::nullopt;
   std::sort(arcs.begin(), arcs.end());
-  std::vector<std::tuple<int, int, double>> merged;
-  for (const auto& arc : arcs) {
-    if (!merged.empty() && std::get<0>(merged.back()) == std::get<0>(arc) &&
-        std::get<1>(merged.back()) == std::get<1>(arc))
-      std::get<2>(merged.back()) += std::get<2>(arc);
+  std::size_t kept = 0;
+  for (const ClassArc& arc : arcs) {
+    if (kept > 0 && arcs[kept - 1].from == arc.from && arcs[kept - 1].to == arc.to)
+      arcs[kept - 1].weight += arc.weight;
     else
-      merged.push_back(arc);
+      arcs[kept++] = arc;
   }
+  arcs.resize(kept);
+  arcs.shrink_to_fit();
+  return arcs;
+}
 
+/// The pairs of heaviest weight, at most maxArcs arcs (both directions of
+/// each pair kept; ties by position), in the order of `arcs`.
+std::vector<ClassArc> heaviestArcs(const std::vector<ClassArc>& arcs, std::size_t maxArcs) {
+  std::vector<double> weights;
+  for (const ClassArc& arc : arcs)
+    if (arc.from < arc.to) weights.push_back(arc.weight);
+  const std::size_t pairs = maxArcs / 2;
+  if (pairs >= weights.size()) return arcs;
+  std::vector<ClassArc> kept;
+  if (pairs == 0) return kept;
+  std::nth_element(weights.begin(), weights.begin() + (weights.size() - pairs), weights.end());
+  const double threshold = weights[weights.size() - pairs];
+  std::size_t above = 0;
+  for (const ClassArc& arc : arcs)
+    if (arc.from < arc.to && arc.weight > threshold) ++above;
+  std::size_t ties = pairs - above;  // pairs at the threshold, first come first kept
+  std::vector<std::pair<int, int>> tied;
+  for (const ClassArc& arc : arcs) {
+    if (arc.from >= arc.to || arc.weight != threshold) continue;
+    if (ties == 0) break;
+    tied.emplace_back(arc.from, arc.to);
+    --ties;
+  }
+  std::sort(tied.begin(), tied.end());
+  for (const ClassArc& arc : arcs) {
+    const std::pair<int, int> pair = std::minmax(arc.from, arc.to);
+    if (arc.weight > threshold || std::binary_search(tied.begin(), tied.end(), pair))
+      kept.push_back(arc);
+  }
+  return kept;
+}
+
+ScotchInput toScotchInput(const std::vector<int>& classOfVertex, const ClassTotals& totals,
+                          const std::vector<ClassArc>& merged) {
+  ScotchInput input;
+  input.classOfVertex = classOfVertex;
   double totalVertex = 0, totalEdge = 0;
   for (int c : input.classOfVertex) totalVertex += totals.acceleratorLatency[c];
-  for (const auto& arc : merged) totalEdge += std::get<2>(arc);
+  for (const ClassArc& arc : merged) totalEdge += arc.weight;
   const double limit = 1e9;
   input.scale = 1e6;
   if (totalVertex * input.scale > limit) input.scale = limit / totalVertex;
@@ -78,12 +135,18 @@ ScotchInput buildClassGraph(const Workload& workload, const ClassTotals& totals,
   input.vertexStart.assign(n + 1, 0);
   for (int v = 0; v < n; ++v)
     input.vertexWeight.push_back(scaled(totals.acceleratorLatency[input.classOfVertex[v]]));
-  for (const auto& [from, to, weight] : merged) {
-    ++input.vertexStart[from + 1];
-    input.adjacency.push_back(to);
-    input.edgeWeight.push_back(scaled(weight));
+  input.adjacency.reserve(merged.size());
+  input.edgeWeight.reserve(merged.size());
+  for (const ClassArc& arc : merged) {
+    ++input.vertexStart[arc.from + 1];
+    input.adjacency.push_back(arc.to);
+    input.edgeWeight.push_back(scaled(arc.weight));
   }
   for (int v = 0; v < n; ++v) input.vertexStart[v + 1] += input.vertexStart[v];
+  for (int v = 0; v < n; ++v) {
+    const double degree = static_cast<double>(input.vertexStart[v + 1] - input.vertexStart[v]);
+    input.checkCost += degree * degree;
+  }
   return input;
 }
 
@@ -121,7 +184,7 @@ std::string partition(ScotchInput& input, int parts, std::uint64_t seed,
     if (SCOTCH_graphBuild(&graph, 0, n, input.vertexStart.data(), input.vertexStart.data() + 1,
                           input.vertexWeight.data(), nullptr, arcs, adjacency, edgeWeight) != 0)
       error = "SCOTCH_graphBuild rejected the class graph";
-    else if (SCOTCH_graphCheck(&graph) != 0)
+    else if (input.checkCost <= kCheckCostLimit && SCOTCH_graphCheck(&graph) != 0)
       error = "SCOTCH_graphCheck rejected the class graph";
     else if (SCOTCH_contextBindGraph(&context, &graph, &boundGraph) != 0)
       error = "cannot bind the graph to the Scotch context";
@@ -136,6 +199,145 @@ std::string partition(ScotchInput& input, int parts, std::uint64_t seed,
   SCOTCH_contextExit(&context);
   return error;
 }
+
+/// Seconds one SCOTCH_graphPart call may take, per arc and per vertex:
+/// about what random graphs (the hardest for it) take here, rounded up.
+/// Scotch cannot be stopped inside a call, so a call is only made on a
+/// graph this estimate lets finish before the deadline.
+double scotchSeconds(double arcs, double vertices) { return 4.5e-6 * arcs + 8e-6 * vertices; }
+/// Bytes per arc held while Scotch runs: ours (an arc, its CSR entry) and Scotch's copy.
+constexpr double kBytesPerArc = 64;
+/// Seconds per arc of building and sorting the class graph, rounded up.
+constexpr double kBuildSecondsPerArc = 2e-7;
+
+/// One partition of the class graph, kept within the time and memory limits.
+struct ScotchRun {
+  const Workload& workload;
+  const ClassTotals& totals;
+  const std::vector<int>& classOfVertex;
+  const std::vector<int>& vertexOfClass;
+  const SolveOptions& options;
+  const Deadline& deadline;
+
+  /// The part of each vertex, and what was done in *notes. Within the
+  /// limits: the whole class graph when Scotch's estimate fits the time
+  /// left; else a call on its heaviest edges that surely fits, timed, then
+  /// one on as many as that timing allows; else (not even the vertices fit,
+  /// or the graph cannot be built in time or memory) no Scotch at all.
+  std::string partition(std::vector<SCOTCH_Num>* part, std::string* notes) const {
+    const int k = workload.machine.maxFpgas;
+    const double n = static_cast<double>(classOfVertex.size());
+    const double edges = static_cast<double>(workload.graph().edges.size());
+    const double memory = baseline::memoryLeft(workload, options);
+    const double buildBytes = 2 * edges * sizeof(ClassArc);
+    if (buildBytes > memory)
+      return skip(part, notes,
+                  "the class graph of " + std::to_string(workload.graph().edges.size()) +
+                      " edges needs about " + formatBytes(buildBytes) +
+                      ", more than the memory limit leaves");
+    if (k > 1 && 2 * edges * kBuildSecondsPerArc + scotchSeconds(0, n) > secondsLeft())
+      return skip(part, notes,
+                  "building the class graph and partitioning it would pass the time limit");
+    const auto arcs = classArcs(workload, vertexOfClass, deadline);
+    if (!arcs) return skip(part, notes, "the time limit passed while the class graph was built");
+    const double full = static_cast<double>(arcs->size());
+    *notes = "Scotch on " + std::to_string(classOfVertex.size()) + " classes, " +
+             std::to_string(arcs->size() / 2) + " class edges";
+    if (k == 1) {
+      *notes += ", weight scale " + std::to_string(toScotchInput(classOfVertex, totals, *arcs).scale) +
+                " per time unit";
+      part->assign(classOfVertex.size(), 0);  // nothing to partition
+      return "";
+    }
+    const double arcMemory = (memory - full * sizeof(ClassArc)) / kBytesPerArc;
+    const double arcLimit = std::min<double>(arcMemory, std::numeric_limits<SCOTCH_Num>::max() / 2);
+    if (full <= arcLimit && scotchSeconds(full, n) <= secondsLeft()) return call(*arcs, part, notes);
+
+    // Too large for what is left: a first call that surely fits, timed.
+    const std::string why = full > arcLimit ? "the memory limit" : "the time limit";
+    const double probe = std::min(arcLimit, (secondsLeft() / 3 - scotchSeconds(0, n)) / 4.5e-6);
+    if (probe < 0) return skip(part, notes, "Scotch's estimate for the classes alone passes " + why);
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t used = static_cast<std::size_t>(probe);
+    if (std::string error = call(heaviestArcs(*arcs, used), part, notes); !error.empty()) return error;
+    const double ratio =
+        std::max(0.05, secondsSince(start) / scotchSeconds(static_cast<double>(used), n));
+    // Then as many arcs as that pace allows in what is left.
+    const double more = std::min({arcLimit, full, (0.8 * secondsLeft() / ratio - 8e-6 * n) / 4.5e-6});
+    if (more >= 2 * probe && !deadline.reached()) {
+      std::vector<SCOTCH_Num> second;
+      std::string secondNotes;
+      const std::size_t wider = static_cast<std::size_t>(more);
+      if (std::string error = call(heaviestArcs(*arcs, wider), &second, &secondNotes); !error.empty())
+        return error;
+      if (maxLoad(second) <= maxLoad(*part)) {
+        *part = std::move(second);
+        *notes = secondNotes;
+        used = wider;
+      }
+    }
+    if (used < arcs->size())
+      *notes += " (the " + std::to_string(used / 2) + " heaviest of " +
+                std::to_string(arcs->size() / 2) + ": all of them would pass " + why + ")";
+    return "";
+  }
+
+ private:
+  double secondsLeft() const {
+    if (deadline.at() == Deadline::Clock::time_point::max())
+      return std::numeric_limits<double>::infinity();
+    return std::chrono::duration<double>(deadline.at() - Deadline::Clock::now()).count();
+  }
+
+  std::string call(const std::vector<ClassArc>& arcs, std::vector<SCOTCH_Num>* part,
+                   std::string* notes) const {
+    ScotchInput input = toScotchInput(classOfVertex, totals, arcs);
+    *notes = "Scotch on " + std::to_string(classOfVertex.size()) + " classes, " +
+             std::to_string(arcs.size() / 2) + " class edges, weight scale " +
+             std::to_string(input.scale) + " per time unit";
+    return dnnplace::partition(input, workload.machine.maxFpgas, options.seed, part);
+  }
+
+  /// Without Scotch: the classes in the order of their first node in a
+  /// topological order, cut into k runs of about equal accelerator latency.
+  std::string skip(std::vector<SCOTCH_Num>* part, std::string* notes, const std::string& why) const {
+    const int k = workload.machine.maxFpgas;
+    std::vector<int> order;
+    std::vector<char> seen(classOfVertex.size(), 0);
+    double total = 0;
+    for (NodeIndex v : workload.graph().topologicalOrder) {
+      const int vertex = vertexOfClass[workload.graph().classOf[v]];
+      if (vertex < 0 || seen[vertex]) continue;
+      seen[vertex] = 1;
+      order.push_back(vertex);
+      total += totals.acceleratorLatency[classOfVertex[vertex]];
+    }
+    part->assign(classOfVertex.size(), 0);
+    double before = 0;
+    for (int vertex : order) {
+      const double weight = totals.acceleratorLatency[classOfVertex[vertex]];
+      const double middle = total > 0 ? (before + weight / 2) / total : 0;
+      (*part)[vertex] = static_cast<SCOTCH_Num>(std::min<double>(k - 1, std::floor(middle * k)));
+      before += weight;
+    }
+    *notes = "Scotch skipped (" + why + "): the " + std::to_string(classOfVertex.size()) +
+             " classes cut into " + std::to_string(k) +
+             " runs of equal accelerator latency along a topological order";
+    return "";
+  }
+
+  double maxLoad(const std::vector<SCOTCH_Num>& part) const {
+    Placement placement;
+    placement.numAccelerators = workload.machine.maxFpgas;
+    placement.numCpus = workload.machine.maxCpus;
+    placement.deviceOf.assign(workload.numNodes(), workload.machine.maxFpgas);  // CPU core 0
+    for (NodeIndex v = 0; v < workload.numNodes(); ++v) {
+      const int vertex = vertexOfClass[workload.graph().classOf[v]];
+      if (vertex >= 0) placement.deviceOf[v] = static_cast<std::int32_t>(part[vertex]);
+    }
+    return objective::maxOf(objective::deviceLoads(workload, placement));
+  }
+};
 
 /// Moves classes off accelerators over memory (see scotch.hpp).
 /// Returns the number of classes moved, or -1 when some class fits nowhere.
@@ -154,6 +356,15 @@ int repairMemory(const Workload& workload, const ClassTotals& totals, std::vecto
       cpuLoad[d - k] += totals.cpuLatency[c];
     }
   }
+  // The accelerators by (memory used, index): the first other than d that
+  // has room is the one with the most free memory, and if it has none, none has.
+  std::set<std::pair<double, int>> byMemory;
+  for (int d = 0; d < k; ++d) byMemory.emplace(memory[d], d);
+  auto setMemory = [&](int d, double bytes) {
+    byMemory.erase({memory[d], d});
+    memory[d] = bytes;
+    byMemory.emplace(bytes, d);
+  };
   int moved = 0;
   for (int d = 0; d < k; ++d) {
     if (fitsMemory(memory[d], machine)) continue;
@@ -164,12 +375,13 @@ int repairMemory(const Workload& workload, const ClassTotals& totals, std::vecto
       if (fitsMemory(memory[d], machine)) break;
       if (totals.size[c] == 0) break;  // sorted: nothing left that frees memory
       int target = -1;
-      for (int other = 0; other < k; ++other) {
-        if (other == d || !fitsMemory(memory[other] + totals.size[c], machine)) continue;
-        if (target < 0 || memory[other] < memory[target]) target = other;
+      for (const auto& [used, other] : byMemory) {
+        if (other == d) continue;
+        if (fitsMemory(used + totals.size[c], machine)) target = other;
+        break;
       }
       if (target >= 0) {
-        memory[target] += totals.size[c];
+        setMemory(target, memory[target] + totals.size[c]);
       } else if (machine.maxCpus > 0) {
         const int core =
             static_cast<int>(std::min_element(cpuLoad.begin(), cpuLoad.end()) - cpuLoad.begin());
@@ -182,7 +394,7 @@ int repairMemory(const Workload& workload, const ClassTotals& totals, std::vecto
                    objective::describeClass(workload, c);
         return -1;
       }
-      memory[d] -= totals.size[c];
+      setMemory(d, memory[d] - totals.size[c]);
       (*deviceOfClass)[c] = target;
       ++moved;
     }
@@ -214,25 +426,25 @@ SolveOutcome solveScotch(const Workload& workload, const SolveOptions& options) 
     }
   }
 
-  ScotchInput input = buildClassGraph(workload, totals, partitioned);
-  std::string notes = input.classOfVertex.empty()
-                          ? std::string("no class fits an accelerator: nothing to partition")
-                          : "Scotch on " + std::to_string(input.classOfVertex.size()) + " classes, " +
-                                std::to_string(input.adjacency.size() / 2) +
-                                " class edges, weight scale " + std::to_string(input.scale) +
-                                " per time unit";
-  if (!input.classOfVertex.empty()) {
+  const Deadline deadline(options.timeLimitSeconds, options.interrupt);
+  std::vector<int> classOfVertex, vertexOfClass(workload.graph().numClasses, -1);
+  for (int c = 0; c < workload.graph().numClasses; ++c)
+    if (partitioned[c]) {
+      vertexOfClass[c] = static_cast<int>(classOfVertex.size());
+      classOfVertex.push_back(c);
+    }
+  std::string notes = "no class fits an accelerator: nothing to partition";
+  if (!classOfVertex.empty()) {
     std::vector<SCOTCH_Num> partOfVertex;
-    if (k == 1) {
-      partOfVertex.assign(input.classOfVertex.size(), 0);  // nothing to partition
-    } else if (std::string error = partition(input, k, options.seed, &partOfVertex); !error.empty())
+    const ScotchRun run{workload, totals, classOfVertex, vertexOfClass, options, deadline};
+    if (std::string error = run.partition(&partOfVertex, &notes); !error.empty())
       return failedCall(CallStatus::InternalError, "scotch: " + error);
     for (std::size_t v = 0; v < partOfVertex.size(); ++v) {
       if (partOfVertex[v] < 0 || partOfVertex[v] >= k)
         return failedCall(CallStatus::InternalError, "scotch returned part " +
                                                          std::to_string(partOfVertex[v]) +
                                                          " outside 0.." + std::to_string(k - 1));
-      deviceOfClass[input.classOfVertex[v]] = static_cast<int>(partOfVertex[v]);
+      deviceOfClass[classOfVertex[v]] = static_cast<int>(partOfVertex[v]);
     }
   }
   phases.end("partition");

@@ -13,9 +13,16 @@
 ///    piece receives it; a CPU node waits for its predecessor. So the latency
 ///    is at least Σ (run or CPU node time) + Σ over boundaries of the costs
 ///    paid there; the minimum over all such splits of the path is found by a
-///    dynamic program over (path position, runs used). This is what proves,
-///    e.g., that a chain that memory forces onto three accelerators pays two
-///    boundaries.
+///    dynamic program along the path. This is what proves, e.g., that a chain
+///    that memory forces onto three accelerators pays two boundaries.
+///
+/// The split path takes O(path length) memory. Without the limit on runs it
+/// takes linear time (the runs ending at a node form a window that only
+/// moves forward); when its best split keeps to maxFPGAs·q runs, that is
+/// the bound. Otherwise the runs are counted: exactly, one pass per number
+/// of runs, when path length × (runs + 1) is at most 2^24; past that, by a
+/// Lagrangian relaxation (each run costs a penalty, searched by bisection),
+/// which may give less than the exact split path (splitPathRelaxed).
 
 #include <chrono>
 #include <string>
@@ -29,6 +36,9 @@ struct LatencyLowerBound {
   double computePath = 0;  ///< bound 1
   double splitPath = 0;    ///< bound 2 (≥ computePath)
   int pathNodes = 0;       ///< length of the path the bounds follow
+  /// The split path's limit on runs was relaxed (a weaker bound than the
+  /// exact one) or its deadline cut it short.
+  bool splitPathRelaxed = false;
   /// Per node: the compute path ending there, a bound on its finish time.
   std::vector<double> earliestFinish;
   double value() const { return splitPath > computePath ? splitPath : computePath; }
@@ -37,9 +47,9 @@ struct LatencyLowerBound {
 /// acceleratorAllowed: per class, whether it may run on an accelerator
 /// (supported and fits one); cpuAllowed: whether CPU cores exist. Classes
 /// allowed nowhere count as free (the caller reports them as infeasible).
-/// q: subgraphs per accelerator. The split path is quadratic in the path's
-/// length where runs may be long; past `deadline` it is given up, and the
-/// bound is the compute path alone (splitPath = computePath).
+/// q: subgraphs per accelerator. Past `deadline` the split path is given up
+/// (splitPath = computePath when it was not started, else the best bound
+/// proven by then).
 LatencyLowerBound latencyLowerBound(
     const Workload& workload, const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "util/format.hpp"
 
@@ -27,16 +28,25 @@ std::string idList(const Workload& w, const std::vector<NodeIndex>& nodes) {
 bool placed(const Placement& p, NodeIndex v) { return p.deviceOf[v] != Placement::kUnplaced; }
 
 /// Devices of the block graph over forward edges that lie on a cycle, or empty.
+/// (Memory per device is a few ints: a plan may list a million devices.)
 std::vector<int> blockCycle(const Workload& w, const Placement& p) {
   const int devices = p.numDevices();
-  std::vector<std::set<int>> out(devices);
-  std::vector<int> inDegree(devices, 0);
+  std::vector<std::pair<int, int>> arcs;  // (from, to) between distinct devices
   for (const Edge& e : w.graph().edges) {
     if (w.graph().nodes[e.source].isBackward || w.graph().nodes[e.dest].isBackward) continue;
     if (!placed(p, e.source) || !placed(p, e.dest)) continue;
     const int a = p.deviceOf[e.source], b = p.deviceOf[e.dest];
-    if (a != b && out[a].insert(b).second) ++inDegree[b];
+    if (a != b) arcs.emplace_back(a, b);
   }
+  std::sort(arcs.begin(), arcs.end());
+  arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
+  std::vector<std::size_t> first(static_cast<std::size_t>(devices) + 1, 0);
+  std::vector<int> inDegree(devices, 0);
+  for (const auto& [a, b] : arcs) {
+    ++first[static_cast<std::size_t>(a) + 1];
+    ++inDegree[b];
+  }
+  for (int d = 0; d < devices; ++d) first[d + 1] += first[d];
   std::vector<int> ready;
   for (int d = 0; d < devices; ++d)
     if (inDegree[d] == 0) ready.push_back(d);
@@ -45,8 +55,8 @@ std::vector<int> blockCycle(const Workload& w, const Placement& p) {
     int d = ready.back();
     ready.pop_back();
     ++done;
-    for (int e : out[d])
-      if (--inDegree[e] == 0) ready.push_back(e);
+    for (std::size_t i = first[d]; i < first[d + 1]; ++i)
+      if (--inDegree[arcs[i].second] == 0) ready.push_back(arcs[i].second);
   }
   std::vector<int> cyclic;
   if (done == devices) return cyclic;

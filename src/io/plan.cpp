@@ -1,8 +1,11 @@
 #include "dnnplace/plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include "io/json_reader.hpp"
+#include "io/read_file.hpp"
 
 namespace dnnplace {
 
@@ -14,6 +17,7 @@ using json_reader::Value;
 enum DeviceList : int { kFpgas, kCpus, kLists };
 constexpr const char* kListNames[kLists] = {"fpgas", "cpus"};
 constexpr int kNone = -1;
+constexpr std::int64_t kMaxPlanDevices = std::numeric_limits<std::int32_t>::max() / 2;
 
 /// The plan format as the parser meets it (the levels of json_reader.hpp):
 /// the device lists at level 1, their devices at level 2, a device's
@@ -112,6 +116,12 @@ class PlanSchema {
       }
       (l == kFpgas ? plan.fpgas : plan.cpus) = std::move(list.devices);
     }
+    // Placement numbers devices with an int.
+    if (plan.fpgas.size() + plan.cpus.size() > static_cast<std::size_t>(kMaxPlanDevices)) {
+      *error = file_ + ": the plan lists " + std::to_string(plan.fpgas.size() + plan.cpus.size()) +
+               " devices, more than " + std::to_string(kMaxPlanDevices);
+      return std::nullopt;
+    }
     return plan;
   }
 
@@ -190,7 +200,11 @@ std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name
 }
 
 std::optional<PlanFile> loadPlan(const std::string& path, std::string* error) {
-  auto text = readFile(path, error);
+  return loadPlan(path, error, defaultReadLimit());
+}
+
+std::optional<PlanFile> loadPlan(const std::string& path, std::string* error, std::uint64_t maxBytes) {
+  auto text = readFile(path, error, maxBytes);
   if (!text) return std::nullopt;
   return parsePlan(*text, inputName(path), error);
 }
@@ -210,10 +224,15 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
   std::vector<std::int64_t> unknown;
   // A node listed more than once gets one line, however often it is listed:
   // how many times, and on which devices (the first few).
+  // Devices are walked in increasing order, so a device is new to a node
+  // exactly when it differs from the last one that node was listed on.
+  constexpr std::size_t kShown = 4;
   struct Repeated {
     NodeIndex node;
-    int listings;
-    std::vector<int> devices;  ///< distinct, in the order listed
+    std::int64_t listings;
+    std::int64_t distinct;     ///< devices it is listed on
+    int lastDevice;            ///< the last of them
+    std::vector<int> devices;  ///< the first kShown + 1 of them, in order
   };
   std::vector<Repeated> repeated;
   std::vector<std::int32_t> repeatedIndex(workload.numNodes(), -1);
@@ -233,28 +252,31 @@ Placement resolvePlan(const Workload& workload, const PlanFile& plan,
       }
       if (repeatedIndex[*v] < 0) {
         repeatedIndex[*v] = static_cast<std::int32_t>(repeated.size());
-        repeated.push_back({*v, 1, {placement.deviceOf[*v]}});
+        const int first = placement.deviceOf[*v];
+        repeated.push_back({*v, 1, 1, first, {first}});
       }
       Repeated& r = repeated[repeatedIndex[*v]];
       ++r.listings;
-      if (std::find(r.devices.begin(), r.devices.end(), device) == r.devices.end())
-        r.devices.push_back(device);
+      if (r.lastDevice != device) {
+        r.lastDevice = device;
+        ++r.distinct;
+        if (r.devices.size() <= kShown) r.devices.push_back(device);
+      }
     }
   }
   for (const Repeated& r : repeated) {
-    constexpr std::size_t kShown = 4;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < r.devices.size() && i < kShown; ++i)
       names.push_back(deviceName(r.devices[i]));
-    if (r.devices.size() > kShown)
-      names.push_back(std::to_string(r.devices.size() - kShown) + " more devices");
+    if (r.distinct > static_cast<std::int64_t>(kShown))
+      names.push_back(std::to_string(r.distinct - static_cast<std::int64_t>(kShown)) + " more devices");
     std::string where = names.front();  // "a", "a and b", "a, b and c"
     for (std::size_t i = 1; i < names.size(); ++i)
       where += (i + 1 == names.size() ? " and " : ", ") + names[i];
     violations->push_back(
         "node " + std::to_string(workload.graph().nodes[r.node].id) + " is listed " +
         (r.listings == 2 ? std::string("twice") : std::to_string(r.listings) + " times") +
-        (r.devices.size() == 1 ? " on " + where : " (" + where + ")"));
+        (r.distinct == 1 ? " on " + where : " (" + where + ")"));
   }
   if (!unknown.empty())
     violations->push_back("the plan lists node ids that are not in the workload: " + listIds(unknown));

@@ -2,18 +2,48 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dnnplace/workload.hpp"
+#include "io/read_file.hpp"
 
 namespace dnnplace {
 
 std::string inputName(const std::string& path) { return path == "-" ? "standard input" : path; }
 
+namespace {
+
+std::uint64_t physicalMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
+}
+
+std::string tooLarge(const std::string& path, std::uint64_t maxBytes) {
+  return inputName(path) + ": more than " + std::to_string(maxBytes) +
+         " bytes, the input cap (a quarter of the memory limit)";
+}
+
+}  // namespace
+
+std::uint64_t readLimitFor(std::uint64_t memoryLimitBytes) {
+  const std::uint64_t memory = memoryLimitBytes > 0 ? memoryLimitBytes : physicalMemory();
+  // Unknown machine size: no cap beyond what the address space allows.
+  return memory > 0 ? memory / 4 : std::numeric_limits<std::uint64_t>::max() / 4;
+}
+
+std::uint64_t defaultReadLimit() { return readLimitFor(physicalMemory() / 2); }
+
 std::optional<std::string> readFile(const std::string& path, std::string* error) {
+  return readFile(path, error, defaultReadLimit());
+}
+
+std::optional<std::string> readFile(const std::string& path, std::string* error,
+                                    std::uint64_t maxBytes) {
   // "-" is standard input, as it is standard output for --out.
   const bool standardInput = path == "-";
   // A directory opens as a file that reads nothing; say what it is instead
@@ -36,14 +66,28 @@ std::optional<std::string> readFile(const std::string& path, std::string* error)
   } closer{fd};
   // A regular file is read into one buffer of its size (plus the byte that
   // lets the last read see the end); a pipe into one that grows.
+  // At most maxBytes + 1 bytes are read: the one past the cap says the
+  // input is longer.
+  maxBytes = std::min<std::uint64_t>(maxBytes, std::string().max_size() / 2);
   struct stat status {};
   std::string text;
-  if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0)
+  if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0) {
+    if (static_cast<std::uint64_t>(status.st_size) > maxBytes) {
+      *error = tooLarge(path, maxBytes);
+      return std::nullopt;
+    }
     text.resize(static_cast<std::size_t>(status.st_size) + 1);
+  }
   std::size_t used = 0;
   for (;;) {
-    if (used == text.size())
-      text.resize(std::max<std::size_t>(4096, 2 * text.size()));  // pipes, growing files
+    if (used == text.size()) {  // pipes, growing files
+      if (used > maxBytes) {
+        *error = tooLarge(path, maxBytes);
+        return std::nullopt;
+      }
+      text.resize(static_cast<std::size_t>(
+          std::min<std::uint64_t>(std::max<std::size_t>(4096, 2 * text.size()), maxBytes + 1)));
+    }
     const ssize_t got = ::read(fd, text.data() + used, text.size() - used);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
@@ -57,6 +101,10 @@ std::optional<std::string> readFile(const std::string& path, std::string* error)
     const bool nul = std::memchr(text.data() + used, 0, static_cast<std::size_t>(got)) != nullptr;
     used += static_cast<std::size_t>(got);
     if (nul) break;
+  }
+  if (used > maxBytes) {
+    *error = tooLarge(path, maxBytes);
+    return std::nullopt;
   }
   text.resize(used);
   return text;

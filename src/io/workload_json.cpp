@@ -10,6 +10,7 @@
 
 #include "dnnplace/workload.hpp"
 #include "io/json_reader.hpp"
+#include "io/read_file.hpp"
 #include "model/labels.hpp"
 #include "util/format.hpp"
 
@@ -246,7 +247,12 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
 }
 
 std::optional<Workload> loadWorkload(const std::string& path, std::string* error) {
-  const auto text = readFile(path, error);
+  return loadWorkload(path, error, defaultReadLimit());
+}
+
+std::optional<Workload> loadWorkload(const std::string& path, std::string* error,
+                                     std::uint64_t maxBytes) {
+  const auto text = readFile(path, error, maxBytes);
   if (!text) return std::nullopt;
   return parseWorkload(*text, inputName(path), error);
 }

@@ -91,7 +91,7 @@ int runSolve(SolveArgs& args, OptionSet given) {
   PhaseTimes timer(&phases);  // load, validate, the method's, verify, write
   std::string error;
   std::optional<Workload> workload;
-  if (auto text = timer.time("load", [&] { return readFile(args.workload, &error); }))
+  if (auto text = timer.time("load", [&] { return readFile(args.workload, &error, readLimitFor(args.options.memoryLimitBytes)); }))
     workload =
         timer.time("validate", [&] { return parseWorkload(*text, inputName(args.workload), &error); });
   if (!workload) return fail(error);
@@ -157,7 +157,7 @@ int runCompare(CompareArgs& args, OptionSet given) {
   std::vector<Workload> workloads;
   std::string error;
   for (const auto& path : args.workloads) {
-    auto workload = loadWorkload(path, &error);
+    auto workload = loadWorkload(path, &error, readLimitFor(args.options.memoryLimitBytes));
     if (!workload) return fail(error);
     workloads.push_back(std::move(*workload));
   }

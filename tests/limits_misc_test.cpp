@@ -27,7 +27,6 @@
 #include "dnnplace/compare.hpp"
 #include "dnnplace/plan.hpp"
 #include "dnnplace/solver.hpp"
-#include "io/read_file.hpp"
 #include "objective/class_totals.hpp"
 #include "test_support.hpp"
 

@@ -34,7 +34,9 @@ struct PlanFile {
 /// Parses plan JSON (docs/model.md §6; reference and human-expert splits).
 /// Only `fpgas` and `cpus` are read; other fields are ignored.
 std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name, std::string* error);
-std::optional<PlanFile> loadPlan(const std::string& path, std::string* error);
+/// Reads (at most `maxBytes`: readFile) and parses a plan file.
+std::optional<PlanFile> loadPlan(const std::string& path, std::string* error,
+                                 std::uint64_t maxBytes = defaultReadLimit());
 
 /// Maps a plan file onto a workload. Unknown ids and nodes listed twice are
 /// appended to *violations (a twice-listed node keeps its first device). A

@@ -55,8 +55,19 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
 std::optional<Workload> parseWorkload(std::string_view text, const std::string& name,
                                       std::string* error);
 
-/// Reads and parses a workload file ("-": standard input).
-std::optional<Workload> loadWorkload(const std::string& path, std::string* error);
+/// The most bytes of input read under a memory limit: a quarter of it (the
+/// text, the parser's records and the graph built from them take about 2.5
+/// times the text). A limit of 0 (no cap) counts as a quarter of the
+/// machine's memory: a larger input could not be held anyway.
+std::uint64_t readLimitFor(std::uint64_t memoryLimitBytes);
+
+/// readLimitFor(half the machine's memory), the CLI's default limit.
+std::uint64_t defaultReadLimit();
+
+/// Reads and parses a workload file ("-": standard input) of at most
+/// `maxBytes` bytes (readFile).
+std::optional<Workload> loadWorkload(const std::string& path, std::string* error,
+                                     std::uint64_t maxBytes = defaultReadLimit());
 
 /// Serializes a workload to the JSON input format (used by the example generator).
 std::string workloadToJson(const Workload& workload);
@@ -65,9 +76,12 @@ std::string workloadToJson(const Workload& workload);
 /// implausible rather than letting solvers allocate per-device arrays for them).
 inline constexpr std::int64_t kMaxDevicesPerKind = 1 << 20;
 
-/// Reads a whole file ("-": standard input); on failure sets *error
-/// ("PATH: cannot open: reason").
-std::optional<std::string> readFile(const std::string& path, std::string* error);
+/// Reads a whole file ("-": standard input) of at most `maxBytes` bytes; on
+/// failure sets *error ("PATH: cannot open: reason"). A longer file or stream
+/// (an endless pipe) stops there: "NAME: more than N bytes, the input cap (a
+/// quarter of the memory limit)".
+std::optional<std::string> readFile(const std::string& path, std::string* error,
+                                    std::uint64_t maxBytes = defaultReadLimit());
 
 /// The name messages give a file read by readFile: "standard input" for "-".
 std::string inputName(const std::string& path);

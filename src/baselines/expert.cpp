@@ -2,7 +2,7 @@
 #include "baselines/expert.hpp"
 
 #include "baselines/common.hpp"
-#include "io/read_file.hpp"
+#include "dnnplace/plan.hpp"
 #include "util/format.hpp"
 
 namespace dnnplace {

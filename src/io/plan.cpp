@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "io/json_reader.hpp"
-#include "io/read_file.hpp"
 
 namespace dnnplace {
 
@@ -197,10 +196,6 @@ std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name
   PlanSchema schema(name);
   if (!json_reader::readJson(text, name, schema, error)) return std::nullopt;
   return schema.plan(error);
-}
-
-std::optional<PlanFile> loadPlan(const std::string& path, std::string* error) {
-  return loadPlan(path, error, defaultReadLimit());
 }
 
 std::optional<PlanFile> loadPlan(const std::string& path, std::string* error, std::uint64_t maxBytes) {

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "dnnplace/workload.hpp"
-#include "io/read_file.hpp"
 
 namespace dnnplace {
 
@@ -37,10 +36,6 @@ std::uint64_t readLimitFor(std::uint64_t memoryLimitBytes) {
 }
 
 std::uint64_t defaultReadLimit() { return readLimitFor(physicalMemory() / 2); }
-
-std::optional<std::string> readFile(const std::string& path, std::string* error) {
-  return readFile(path, error, defaultReadLimit());
-}
 
 std::optional<std::string> readFile(const std::string& path, std::string* error,
                                     std::uint64_t maxBytes) {

@@ -10,7 +10,6 @@
 
 #include "dnnplace/workload.hpp"
 #include "io/json_reader.hpp"
-#include "io/read_file.hpp"
 #include "model/labels.hpp"
 #include "util/format.hpp"
 
@@ -244,10 +243,6 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
   WorkloadSchema schema(name);
   if (!json_reader::readJson(text, name, schema, error)) return std::nullopt;
   return schema.workload(error);
-}
-
-std::optional<Workload> loadWorkload(const std::string& path, std::string* error) {
-  return loadWorkload(path, error, defaultReadLimit());
 }
 
 std::optional<Workload> loadWorkload(const std::string& path, std::string* error,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "dp/lattice_dp.hpp"
@@ -54,6 +55,11 @@ StopReason stopReasonOf(ChainResult::Kind kind) {
 
 bool isLimit(ChainResult::Kind kind) { return stopReasonOf(kind) != StopReason::None; }
 
+std::uint64_t saturatingProduct(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
+}
+
 ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
                        const SolveOptions& options, Clock::time_point deadline, double upperBound,
                        double lowerBound, const IdealLattice* built) {
@@ -67,6 +73,20 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   // Known before any work, so a run stopped early still reports it.
   const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
   result.provenLowerBound = std::max(bounds.lower, lowerBound);
+
+  // Every lattice holds at least n + 1 ideals (a chain's prefixes): when
+  // their tables alone pass the memory limit, or the states outgrow the
+  // DP's indices, nothing is enumerated.
+  const std::uint64_t leastTableBytes = saturatingProduct(
+      static_cast<std::uint64_t>(graph.numSuperNodes) + 1, LatticeDp::bytesPerIdeal(states));
+  if (states.count() > DeviceStates::kMaxCount ||
+      (options.memoryLimitBytes && leastTableBytes > options.memoryLimitBytes)) {
+    result.kind = ChainResult::Kind::MemoryLimit;
+    result.tableBytes = leastTableBytes;
+    result.bytes = leastTableBytes;
+    result.deviceStates = static_cast<std::uint64_t>(states.count());
+    return result;
+  }
 
   // The caller's complete lattice of this graph, if it has one (built with
   // no limits of the user's to apply), or one built here under them.
@@ -90,7 +110,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   const IdealLattice& lattice = built ? *built : own;
   result.ideals = static_cast<std::uint64_t>(std::max(0, lattice.numIdeals()));
   result.latticeBytes = lattice.bytes();
-  result.tableBytes = result.ideals * LatticeDp::bytesPerIdeal(states);
+  result.tableBytes = saturatingProduct(result.ideals, LatticeDp::bytesPerIdeal(states));
   result.bytes = result.latticeBytes + result.tableBytes;
   switch (status) {
     case IdealLattice::Status::Complete: break;
@@ -171,15 +191,20 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       }
       // Nothing below the known plan: it is optimal (the seed's, or after a
       // good-enough run, that run's chain).
+      // (The bound is in the DP's numbers, on exact grids below the true
+      // sums: exactOptimum, not the chain's true max-load.)
       result.kind = result.blocks.empty() ? ChainResult::Kind::NoChain : ChainResult::Kind::Found;
       result.provenLowerBound = result.blocks.empty() ? (probing ? kInfinity : upperBound)
-                                                      : result.objective;
+                                                      : result.exactOptimum;
       return result;
     }
     const auto backtrackStart = Clock::now();
     result.blocks.clear();
     const bool recovered = dp.backtrack(lattice.fullIdeal(), finalState, optimum, &result.blocks);
-    if (recovered) result.objective = chainObjective(workload, graph, result.blocks);
+    if (recovered) {
+      result.objective = chainObjective(workload, graph, result.blocks);
+      result.exactOptimum = optimum;
+    }
     result.backtrackSeconds += secondsSince(backtrackStart);
     if (!recovered) {
       result.kind = ChainResult::Kind::InternalError;
@@ -196,7 +221,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       continue;
     }
     result.kind = ChainResult::Kind::Found;
-    result.provenLowerBound = result.objective;
+    result.provenLowerBound = optimum;
     return result;
   }
 }

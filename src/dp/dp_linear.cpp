@@ -8,7 +8,9 @@
 
 #include "dp/chain.hpp"
 #include "dp/dp.hpp"
+#include "dp/exact_sums.hpp"
 #include "dp/messages.hpp"
+#include "dp/seeds.hpp"
 
 namespace dnnplace {
 
@@ -31,7 +33,7 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
   if (workload.numNodes() == 0) return emptyWorkloadOutcome(workload);
   PhaseTimes phases;
   contraction.linearize = true;
-  const ContractedGraph graph =
+  ContractedGraph graph =
       phases.time("contract", [&] { return contractWorkload(workload, contraction); });
   if (const std::string why = obviousInfeasibility(workload, graph); !why.empty()) {
     outcome.status = SolveStatus::Infeasible;
@@ -39,6 +41,12 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
     outcome.phases = phases.take();
     return outcome;
   }
+  // The DP's sums exact (exact_sums.hpp), as fine as a greedy packing of
+  // the order allows: the order's optimum is no larger than that packing.
+  // (Its messages name the true sizes: the ones above.)
+  const LinearSeed greedy = greedyChain(workload, graph, deadlineOf(options), options.interrupt,
+                                        options.memoryLimitBytes);
+  snapToExactGrid(&graph, workload.machine.maxSizePerFpga, greedy.objective);
   const ChainResult chain = solveChain(workload, graph, options, deadlineOf(options), kInfinity);
   phases.add("enumerate", chain.enumerateSeconds);
   phases.add("dp", chain.dpSeconds);

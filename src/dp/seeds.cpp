@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 #include <utility>
 
 namespace dnnplace::dp {
@@ -59,13 +61,56 @@ LinearSeed priced(const Workload& workload, const ContractedGraph& linear, std::
   return seed;
 }
 
+/// The device counts a seed's table may hold: the machine's, at most one
+/// per super-node (more never help), the larger count shrunk first while
+/// `rows` × the state count × `bytesPerState` exceeds `budget` (fewer
+/// devices still give a plan). None (0, 0) when not even one device fits.
+struct SeedDevices {
+  int accelerators = 0, cpus = 0;
+  std::uint64_t states() const {
+    return static_cast<std::uint64_t>(accelerators + 1) * static_cast<std::uint64_t>(cpus + 1);
+  }
+};
+SeedDevices seedDevices(const Workload& workload, int n, std::uint64_t rows, std::uint64_t bytesPerState,
+                        std::uint64_t budget) {
+  SeedDevices devices{std::min(workload.machine.maxFpgas, n), std::min(workload.machine.maxCpus, n)};
+  const std::uint64_t perState = std::max<std::uint64_t>(1, rows * bytesPerState);
+  const std::uint64_t maxStates =
+      std::min<std::uint64_t>(budget / perState, std::numeric_limits<std::int32_t>::max());
+  if (devices.states() <= maxStates) return devices;
+  // The larger count first: the most devices m of either kind that fit.
+  auto statesWith = [&](int m) {
+    return static_cast<std::uint64_t>(std::min(devices.accelerators, m) + 1) *
+           static_cast<std::uint64_t>(std::min(devices.cpus, m) + 1);
+  };
+  int fitting = 0, above = std::max(devices.accelerators, devices.cpus);
+  if (statesWith(0) > maxStates) return {};
+  while (above - fitting > 1) {
+    const int middle = fitting + (above - fitting) / 2;
+    (statesWith(middle) <= maxStates ? fitting : above) = middle;
+  }
+  return {std::min(devices.accelerators, fitting), std::min(devices.cpus, fitting)};
+}
+
+/// Without a memory limit, the seeds' tables stay under this many bytes.
+constexpr std::uint64_t kUnlimitedSeedBytes = std::uint64_t{1} << 30;
+
+/// A seed table's share of the memory limit (the graph, the lattice
+/// enumerated so far and the best plans live beside it).
+std::uint64_t seedBudget(std::uint64_t memoryLimitBytes) {
+  return memoryLimitBytes ? memoryLimitBytes / 2 : kUnlimitedSeedBytes;
+}
+
 }  // namespace
 
 LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
-                       Clock::time_point deadline, const std::atomic<bool>* interrupt) {
+                       Clock::time_point deadline, const std::atomic<bool>* interrupt,
+                       std::uint64_t memoryLimitBytes) {
   const int n = linear.numSuperNodes;
-  const int accelerators = std::min(workload.machine.maxFpgas, n);
-  const int cpus = std::min(workload.machine.maxCpus, n);
+  // reach (4 bytes) and lastOnCpu (1) per state.
+  const SeedDevices devices =
+      seedDevices(workload, n, 1, sizeof(int) + 1, seedBudget(memoryLimitBytes));
+  const int accelerators = devices.accelerators, cpus = devices.cpus;
   const double memory = workload.machine.maxSizePerFpga;
   if (n == 0 || accelerators + cpus <= 0) return {};
   // Every super-node needs a device: T is at least its smaller latency.
@@ -101,20 +146,27 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
     return v;
   };
   // reach[a][c] and whether its last interval is on a CPU core.
-  const int columns = cpus + 1;
-  std::vector<int> reach((accelerators + 1) * columns);
+  const std::ptrdiff_t columns = cpus + 1;
+  std::vector<int> reach(devices.states());
   std::vector<char> lastOnCpu(reach.size());
   // Cells often start an accelerator interval at the same super-node.
   std::vector<int> acceleratorReachFrom(n + 1);
-  auto pack = [&](double limit) -> int {  // a cell reaching the end, or -1
+  // A cell reaching the end, or -1; -2 when the deadline or the interrupt
+  // stopped the packing (checked every few thousand cells: a table of
+  // millions of cells takes a while).
+  constexpr std::ptrdiff_t kNoPacking = -1, kStopped = -2;
+  Clock::time_point packDeadline = deadline;
+  const std::atomic<bool>* packInterrupt = interrupt;
+  auto pack = [&](double limit) -> std::ptrdiff_t {
     std::fill(acceleratorReachFrom.begin(), acceleratorReachFrom.end(), -1);
-    for (int a = 0; a <= accelerators; ++a)
-      for (int c = 0; c <= cpus; ++c) {
-        const int cell = a * columns + c;
+    for (std::ptrdiff_t a = 0; a <= accelerators; ++a)
+      for (std::ptrdiff_t c = 0; c <= cpus; ++c) {
+        const std::ptrdiff_t cell = a * columns + c;
         if (cell == 0) {
           reach[0] = 0;
           continue;
         }
+        if ((cell & 4095) == 0 && pastLimit(packDeadline, packInterrupt)) return kStopped;
         int byAccelerator = -1;
         if (a > 0) {
           int& known = acceleratorReachFrom[reach[cell - columns]];
@@ -126,21 +178,33 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
         reach[cell] = std::max(byAccelerator, byCpu);
         if (reach[cell] == n) return cell;
       }
-    return -1;
+    return kNoPacking;
   };
   if (pack(high) < 0) return {};
   // Only a cut for linearChainSeed: a per mille is close enough. Past the
   // deadline the last limit packed serves (a packing takes linear time: on
   // a chain of a million nodes the search alone took seconds).
+  // The chain is packed once more at the end: a search step that would
+  // leave less time than the longest packing so far is not started.
+  Clock::duration longest{0};
   for (int iteration = 0; iteration < 40 && high - low > 1e-3 * high; ++iteration) {
-    if (pastLimit(deadline, interrupt)) break;
+    const auto start = Clock::now();
+    if (pastLimit(deadline, interrupt) ||
+        (deadline != Clock::time_point::max() && start + 2 * longest > deadline))
+      break;
     const double middle = (low + high) / 2;
-    (pack(middle) >= 0 ? high : low) = middle;
+    const std::ptrdiff_t packed = pack(middle);
+    if (packed == kStopped) break;
+    longest = std::max(longest, Clock::now() - start);
+    (packed >= 0 ? high : low) = middle;
   }
-  int cell = pack(high);
+  // Packed before, so it stops at the same cell again: no deadline to heed.
+  packDeadline = Clock::time_point::max();
+  packInterrupt = nullptr;
+  std::ptrdiff_t cell = pack(high);
   std::vector<Block> blocks;
   while (cell > 0) {
-    const int previous = lastOnCpu[cell] ? cell - 1 : cell - columns;
+    const std::ptrdiff_t previous = lastOnCpu[cell] ? cell - 1 : cell - columns;
     Block block;
     block.accelerator = !lastOnCpu[cell];
     for (int v = reach[previous]; v < reach[cell]; ++v) block.superNodes.push_back(v);
@@ -154,17 +218,19 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
                            Clock::time_point deadline, const std::atomic<bool>* interrupt,
                            std::uint64_t memoryLimitBytes) {
   const int n = linear.numSuperNodes;
-  const int accelerators = std::min(workload.machine.maxFpgas, n);
-  const int cpus = std::min(workload.machine.maxCpus, n);
-  const double memory = workload.machine.maxSizePerFpga;
   // Without a cut every interval is tried: quadratic, so only for small graphs.
   constexpr int kUncutLimit = 2000;
   if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
-  const int columns = cpus + 1, numStates = (accelerators + 1) * columns;
-  const std::uint64_t tableBytes = static_cast<std::uint64_t>(n + 1) *
-                                   static_cast<std::uint64_t>(numStates) *
-                                   (sizeof(double) + sizeof(std::int32_t));
-  if (memoryLimitBytes && tableBytes > memoryLimitBytes) return {};
+  // value and how per row (n + 1 of them) and state: under the memory limit
+  // with fewer devices if need be (the chain is still a plan; the greedy
+  // packing's cut keeps it no worse).
+  const SeedDevices devices =
+      seedDevices(workload, n, static_cast<std::uint64_t>(n) + 1, sizeof(double) + sizeof(std::int32_t),
+                  seedBudget(memoryLimitBytes));
+  const int accelerators = devices.accelerators, cpus = devices.cpus;
+  const double memory = workload.machine.maxSizePerFpga;
+  if (accelerators + cpus <= 0) return {};
+  const int columns = cpus + 1, numStates = static_cast<int>(devices.states());
   // value[j · numStates + s]: best max-load of the first j super-nodes on
   // state s's devices; how[...]: the last interval's start, negated − 1 on a CPU core.
   std::vector<double> value(static_cast<std::size_t>(n + 1) * numStates, cut);
@@ -173,7 +239,8 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   IntervalSums interval(linear);
   std::vector<int> viaAccelerator, viaCpu;  // states s whose s − device is reached at i
   // Quadratic on long chains: a limit gives up the seed. Counted in steps of
-  // the inner loops (one interval start may grow across most of the chain).
+  // the inner loops, states included (one interval start may grow across
+  // most of the chain, each step over many states).
   std::uint64_t steps = 0, nextCheck = 0;
   auto outOfTime = [&] {
     if (steps < nextCheck) return false;
@@ -181,6 +248,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     return pastLimit(deadline, interrupt);
   };
   for (int i = 0; i < n; ++i) {
+    steps += static_cast<std::uint64_t>(numStates);
     if (outOfTime()) return {};
     const double* from = &value[static_cast<std::size_t>(i) * numStates];
     viaAccelerator.clear();
@@ -198,7 +266,8 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     if (viaAccelerator.empty() && viaCpu.empty()) continue;
     interval.restart(i);
     for (int j = i; j < n && !viaAccelerator.empty(); ++j) {
-      if (++steps >= nextCheck && outOfTime()) return {};
+      steps += 1 + viaAccelerator.size();
+      if (steps >= nextCheck && outOfTime()) return {};
       if (!linear.supportedOnFpga[j] || interval.size + linear.size[j] > memory) break;
       interval.add(j);
       if (interval.compute + interval.committed >= cut) break;
@@ -215,7 +284,8 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     }
     double time = 0;
     for (int j = i; j < n && !viaCpu.empty(); ++j) {
-      if (++steps >= nextCheck && outOfTime()) return {};
+      steps += 1 + viaCpu.size();
+      if (steps >= nextCheck && outOfTime()) return {};
       time += linear.cpuLatency[j];
       if (time >= cut) break;
       double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
@@ -249,7 +319,7 @@ LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, d
                      Clock::time_point deadline, const std::atomic<bool>* interrupt,
                      std::uint64_t memoryLimitBytes) {
   LinearSeed greedy;
-  if (!std::isfinite(best)) greedy = greedyChain(workload, ordered, deadline, interrupt);
+  if (!std::isfinite(best)) greedy = greedyChain(workload, ordered, deadline, interrupt, memoryLimitBytes);
   const double cut = std::isfinite(best) ? best : greedy.objective;
   LinearSeed exact =
       linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt, memoryLimitBytes);

@@ -1,0 +1,64 @@
+#include "dp/exact_sums.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace dnnplace::dp {
+
+namespace {
+
+/// Rounds every value of `lists` onto the finest grid 2^e on which all their
+/// sums are exact (their rounded total below 2^(e + 53)): down (latencies,
+/// weights) or up (sizes). The total of values on the grid, summed in
+/// double, stays below that bound exactly when the true total does
+/// (rounding is monotone), so the test is exact. Starts from the grid of
+/// the true total and coarsens until the rounded one fits (rounding up adds
+/// less than a step per value).
+void snapOntoGrid(const std::vector<std::vector<double>*>& lists, bool up) {
+  double total = 0;
+  for (const auto* list : lists)
+    for (double x : *list) total += x;
+  if (!(total > 0)) return;
+  constexpr int kDigits = std::numeric_limits<double>::digits;
+  // Never below the smallest subnormal's exponent: every double is a multiple of it.
+  const int finest = std::numeric_limits<double>::min_exponent - kDigits;
+  for (int exponent = std::max(finest, static_cast<int>(std::ceil(std::log2(total))) - kDigits);;
+       ++exponent) {
+    const double grid = std::ldexp(1.0, exponent);
+    auto rounded = [&](double x) { return (up ? std::ceil(x / grid) : std::floor(x / grid)) * grid; };
+    double snapped = 0;
+    for (const auto* list : lists)
+      for (double x : *list) snapped += rounded(x);
+    if (!(snapped < std::ldexp(1.0, exponent + kDigits))) continue;
+    for (auto* list : lists)
+      for (double& x : *list) x = rounded(x);
+    return;
+  }
+}
+
+}  // namespace
+
+void snapToExactGrid(ContractedGraph* graph, double memoryPerAccelerator, double knownMaxLoad) {
+  // Clamped at 2K, rounded down onto a grid finer than K (fewer than 2^51
+  // terms): still above K.
+  if (std::isfinite(knownMaxLoad) && knownMaxLoad > 0)
+    for (auto* list : {&graph->fpgaLatency, &graph->cpuLatency, &graph->hyperWeight})
+      for (double& x : *list) x = std::min(x, 2 * knownMaxLoad);
+  snapOntoGrid({&graph->fpgaLatency, &graph->cpuLatency, &graph->hyperWeight}, false);
+  // Sizes only meet the memory: clamped near it (a size above it stays
+  // above), so that their grid is fine next to it, then rounded up.
+  const double clamp = memoryPerAccelerator > 0 ? 2 * memoryPerAccelerator : 1;
+  for (double& x : graph->size) x = std::min(x, clamp);
+  snapOntoGrid({&graph->size}, true);
+}
+
+ContractedGraph contractForDp(const Workload& workload, const ContractionOptions& options,
+                              double knownMaxLoad) {
+  ContractedGraph graph = contractWorkload(workload, options);
+  snapToExactGrid(&graph, workload.machine.maxSizePerFpga, knownMaxLoad);
+  return graph;
+}
+
+}  // namespace dnnplace::dp

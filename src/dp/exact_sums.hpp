@@ -1,0 +1,37 @@
+#pragma once
+/// The DP's numbers on grids where its sums are exact: every running sum,
+/// table value and load it forms is then the same whatever the order of
+/// its terms, so the values a table holds and the loads its backtrack
+/// recomputes agree exactly, for any magnitudes the validator accepts.
+
+#include "preprocess/contraction.hpp"
+
+namespace dnnplace::dp {
+
+/// Rounds the sums of a contracted graph (the DP's own copy) onto two
+/// binary grids, in place:
+/// * latencies and hyperedge weights down to multiples of
+///   Q = 2^(ceil(log2 T) − 53), T their total: every sum of some of them is
+///   an integer times Q below 2^53·Q, so exact; each is at most its true
+///   value, so a DP value is a lower bound on the true max-load of its chain;
+/// * sizes, each first clamped to twice `memoryPerAccelerator` (too large
+///   stays too large), up to multiples of a power of two chosen the same
+///   way for their total: a block whose sizes fit never holds more than the
+///   true sizes allow. Integer sizes whose total is below 2^53 do not move.
+/// Counts, structure and the notes for messages (zeroWorkLeafBytes, …) stay
+/// as they are; renumberContracted keeps the numbers, so its result stays
+/// on the grids.
+///
+/// `knownMaxLoad`: the true max-load of a known plan, if any (infinite: none).
+/// A latency or weight above twice it is first clamped there: a chain whose
+/// loads hold one is above the known plan either way, and the grid of the
+/// rest becomes as fine as the known plan's magnitude allows (a cost of 1e16
+/// next to latencies of 1 would otherwise round those to 0). The DP, cut at
+/// the known plan, then still never tracks such a chain.
+void snapToExactGrid(ContractedGraph* graph, double memoryPerAccelerator, double knownMaxLoad);
+
+/// contractWorkload, then snapToExactGrid with the workload's accelerator memory.
+ContractedGraph contractForDp(const Workload& workload, const ContractionOptions& options,
+                              double knownMaxLoad);
+
+}  // namespace dnnplace::dp

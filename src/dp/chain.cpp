@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "dp/exact_sums.hpp"
 #include "dp/lattice_dp.hpp"
 #include "dp/messages.hpp"
 
@@ -71,7 +72,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   states.cpus = std::min(machine.maxCpus, graph.numSuperNodes);
 
   // Known before any work, so a run stopped early still reports it.
-  const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
+  const ChainBounds bounds = chainBounds(graph, states, acceleratorMemory(graph, machine));
   result.provenLowerBound = std::max(bounds.lower, lowerBound);
 
   // Every lattice holds at least n + 1 ideals (a chain's prefixes): when
@@ -157,7 +158,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     const double cut = probing ? aboveRounding(target) : target;
     const double goodEnough = probing ? 0 : known * (1 - kGoodEnoughGap);
     const auto dpStart = Clock::now();
-    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut, goodEnough,
+    LatticeDp dp(graph, lattice, states, acceleratorMemory(graph, machine), cut, goodEnough,
                  options.dpAlwaysFetchAhead);
     DpLimits dpLimits;
     dpLimits.deadline = deadline;

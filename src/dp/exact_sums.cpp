@@ -15,12 +15,12 @@ namespace {
 /// double, stays below that bound exactly when the true total does
 /// (rounding is monotone), so the test is exact. Starts from the grid of
 /// the true total and coarsens until the rounded one fits (rounding up adds
-/// less than a step per value).
-void snapOntoGrid(const std::vector<std::vector<double>*>& lists, bool up) {
+/// less than a step per value). Returns the grid's step (0: all values 0).
+double snapOntoGrid(const std::vector<std::vector<double>*>& lists, bool up) {
   double total = 0;
   for (const auto* list : lists)
     for (double x : *list) total += x;
-  if (!(total > 0)) return;
+  if (!(total > 0)) return 0;
   constexpr int kDigits = std::numeric_limits<double>::digits;
   // Never below the smallest subnormal's exponent: every double is a multiple of it.
   const int finest = std::numeric_limits<double>::min_exponent - kDigits;
@@ -34,7 +34,7 @@ void snapOntoGrid(const std::vector<std::vector<double>*>& lists, bool up) {
     if (!(snapped < std::ldexp(1.0, exponent + kDigits))) continue;
     for (auto* list : lists)
       for (double& x : *list) x = rounded(x);
-    return;
+    return grid;
   }
 }
 
@@ -51,7 +51,11 @@ void snapToExactGrid(ContractedGraph* graph, double memoryPerAccelerator, double
   // above), so that their grid is fine next to it, then rounded up.
   const double clamp = memoryPerAccelerator > 0 ? 2 * memoryPerAccelerator : 1;
   for (double& x : graph->size) x = std::min(x, clamp);
-  snapOntoGrid({&graph->size}, true);
+  const double step = snapOntoGrid({&graph->size}, true);
+  // The evaluator accepts a memory 1e-12 over the capacity; half of that
+  // leaves room for its own rounding.
+  const double bound = memoryPerAccelerator * (1 + 5e-13);
+  graph->dpMemoryBound = step > 0 ? std::floor(bound / step) * step : memoryPerAccelerator;
 }
 
 ContractedGraph contractForDp(const Workload& workload, const ContractionOptions& options,

@@ -16,8 +16,12 @@ namespace dnnplace::dp {
 ///   value, so a DP value is a lower bound on the true max-load of its chain;
 /// * sizes, each first clamped to twice `memoryPerAccelerator` (too large
 ///   stays too large), up to multiples of a power of two chosen the same
-///   way for their total: a block whose sizes fit never holds more than the
-///   true sizes allow. Integer sizes whose total is below 2^53 do not move.
+///   way for their total: a block whose rounded sizes fit never holds more
+///   than the evaluator allows, held to the largest step at most the memory plus half the
+///   evaluator's tolerance (graph->dpMemoryBound): a block fits when its
+///   true sizes do, but for a rounding of each size of a step (2^-52 of
+///   their total at most); integer sizes with a total below 2^53 do not
+///   move, and below 2 TB of memory the bound is the memory itself.
 /// Counts, structure and the notes for messages (zeroWorkLeafBytes, …) stay
 /// as they are; renumberContracted keeps the numbers, so its result stays
 /// on the grids.
@@ -29,6 +33,12 @@ namespace dnnplace::dp {
 /// next to latencies of 1 would otherwise round those to 0). The DP, cut at
 /// the known plan, then still never tracks such a chain.
 void snapToExactGrid(ContractedGraph* graph, double memoryPerAccelerator, double knownMaxLoad);
+
+/// The memory a block's sizes are held to: the DP's bound on a graph on
+/// the grids (dpMemoryBound), else the machine's.
+inline double acceleratorMemory(const ContractedGraph& graph, const Machine& machine) {
+  return graph.dpMemoryBound >= 0 ? graph.dpMemoryBound : machine.maxSizePerFpga;
+}
 
 /// contractWorkload, then snapToExactGrid with the workload's accelerator memory.
 ContractedGraph contractForDp(const Workload& workload, const ContractionOptions& options,

@@ -1,4 +1,5 @@
 #include "dp/seeds.hpp"
+#include "dp/exact_sums.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -107,11 +108,13 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
                        Clock::time_point deadline, const std::atomic<bool>* interrupt,
                        std::uint64_t memoryLimitBytes) {
   const int n = linear.numSuperNodes;
-  // reach (4 bytes) and lastOnCpu (1) per state.
-  const SeedDevices devices =
-      seedDevices(workload, n, 1, sizeof(int) + 1, seedBudget(memoryLimitBytes));
+  // reach (4 bytes) and lastOnCpu (1) per state; each search step packs the
+  // whole table, so it stays within kGreedyCells cells whatever the memory.
+  constexpr std::uint64_t kGreedyCells = std::uint64_t{1} << 24;
+  const SeedDevices devices = seedDevices(workload, n, 1, sizeof(int) + 1,
+                                          std::min(seedBudget(memoryLimitBytes), kGreedyCells * 5));
   const int accelerators = devices.accelerators, cpus = devices.cpus;
-  const double memory = workload.machine.maxSizePerFpga;
+  const double memory = acceleratorMemory(linear, workload.machine);
   if (n == 0 || accelerators + cpus <= 0) return {};
   // Every super-node needs a device: T is at least its smaller latency.
   double low = 0, high = 0;
@@ -228,7 +231,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
       seedDevices(workload, n, static_cast<std::uint64_t>(n) + 1, sizeof(double) + sizeof(std::int32_t),
                   seedBudget(memoryLimitBytes));
   const int accelerators = devices.accelerators, cpus = devices.cpus;
-  const double memory = workload.machine.maxSizePerFpga;
+  const double memory = acceleratorMemory(linear, workload.machine);
   if (accelerators + cpus <= 0) return {};
   const int columns = cpus + 1, numStates = static_cast<int>(devices.states());
   // value[j · numStates + s]: best max-load of the first j super-nodes on

@@ -2,6 +2,7 @@
 #include "dp/exact_sums.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -93,13 +94,20 @@ SeedDevices seedDevices(const Workload& workload, int n, std::uint64_t rows, std
   return {std::min(devices.accelerators, fitting), std::min(devices.cpus, fitting)};
 }
 
-/// Without a memory limit, the seeds' tables stay under this many bytes.
-constexpr std::uint64_t kUnlimitedSeedBytes = std::uint64_t{1} << 30;
-
-/// A seed table's share of the memory limit (the graph, the lattice
-/// enumerated so far and the best plans live beside it).
-std::uint64_t seedBudget(std::uint64_t memoryLimitBytes) {
-  return memoryLimitBytes ? memoryLimitBytes / 2 : kUnlimitedSeedBytes;
+/// A seed table's bytes: half the memory limit (the graph, the lattice
+/// enumerated so far and the best plans live beside it), at most a
+/// gigabyte, and with a deadline at most what can be written in an eighth
+/// of the time left at a gigabyte a second (filling a table is not
+/// interruptible, and a larger one only gives the seed more devices than
+/// its chain can use well).
+std::uint64_t seedBudget(std::uint64_t memoryLimitBytes, Clock::time_point deadline) {
+  constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 30;
+  std::uint64_t budget = memoryLimitBytes ? std::min(memoryLimitBytes / 2, kMostBytes) : kMostBytes;
+  if (deadline != Clock::time_point::max()) {
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    budget = std::min<std::uint64_t>(budget, static_cast<std::uint64_t>(std::max(0.0, left) / 8 * 1e9));
+  }
+  return budget;
 }
 
 }  // namespace
@@ -112,7 +120,7 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
   // whole table, so it stays within kGreedyCells cells whatever the memory.
   constexpr std::uint64_t kGreedyCells = std::uint64_t{1} << 24;
   const SeedDevices devices = seedDevices(workload, n, 1, sizeof(int) + 1,
-                                          std::min(seedBudget(memoryLimitBytes), kGreedyCells * 5));
+                                          std::min(seedBudget(memoryLimitBytes, deadline), kGreedyCells * 5));
   const int accelerators = devices.accelerators, cpus = devices.cpus;
   const double memory = acceleratorMemory(linear, workload.machine);
   if (n == 0 || accelerators + cpus <= 0) return {};
@@ -229,7 +237,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   // packing's cut keeps it no worse).
   const SeedDevices devices =
       seedDevices(workload, n, static_cast<std::uint64_t>(n) + 1, sizeof(double) + sizeof(std::int32_t),
-                  seedBudget(memoryLimitBytes));
+                  seedBudget(memoryLimitBytes, deadline));
   const int accelerators = devices.accelerators, cpus = devices.cpus;
   const double memory = acceleratorMemory(linear, workload.machine);
   if (accelerators + cpus <= 0) return {};

@@ -29,7 +29,8 @@ struct LinearSeed {
 /// accelerator load counts communication, a large share on operator graphs);
 /// the next interval goes to whichever device type reaches further. None
 /// when no packing is found (then the DP probes instead). The table of
-/// reaches stays under memoryLimitBytes (0: a gigabyte): beyond it, fewer
+/// reaches stays within seedBudget (half memoryLimitBytes, a gigabyte at
+/// most, less with little time left: seeds.cpp): beyond it, fewer
 /// devices of each type are packed. The deadline and the interrupt end the
 /// search at the last limit packed.
 LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
@@ -43,7 +44,7 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
 /// each interval grown until its compute plus the communication it can no
 /// longer shed (hyperedges reaching back before its start) reaches the cut.
 /// None either when the deadline passes or the interrupt is set. Its table
-/// stays under memoryLimitBytes (0: a gigabyte): beyond it, the chain uses
+/// stays within the same budget as greedyChain's: beyond it, the chain uses
 /// fewer devices of each type.
 LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
                            Clock::time_point deadline, const std::atomic<bool>* interrupt,

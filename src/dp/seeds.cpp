@@ -191,7 +191,50 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
       }
     return kNoPacking;
   };
-  if (pack(high) < 0) return {};
+  // The table holds fewer devices than the machine has: packings on one
+  // device type, which need no table, may use them all.
+  const int allAccelerators = std::min(workload.machine.maxFpgas, n);
+  const int allCpus = std::min(workload.machine.maxCpus, n);
+  const bool shrunk = accelerators < allAccelerators || cpus < allCpus;
+  const double highest = high;
+  auto oneKind = [&](bool onAccelerator, int count) -> LinearSeed {
+    std::vector<int> ends;
+    auto fits = [&](double limit) {  // intervals under `limit` on at most `count` devices
+      ends.clear();
+      for (int start = 0; start < n;) {
+        const int end = onAccelerator ? acceleratorReach(start, limit) : cpuReach(start, limit);
+        if (end == start || static_cast<int>(ends.size()) == count) return false;
+        ends.push_back(end);
+        start = end;
+      }
+      return true;
+    };
+    double fitting = highest, failing = low;
+    if (count == 0 || !fits(fitting)) return {};
+    for (int iteration = 0; iteration < 40 && fitting - failing > 1e-3 * fitting; ++iteration) {
+      if (pastLimit(deadline, interrupt)) break;
+      const double middle = (fitting + failing) / 2;
+      (fits(middle) ? fitting : failing) = middle;
+    }
+    fits(fitting);
+    std::vector<Block> blocks;
+    for (std::size_t i = ends.size(); i-- > 0;) {
+      Block block;
+      block.accelerator = onAccelerator;
+      for (int v = i > 0 ? ends[i - 1] : 0; v < ends[i]; ++v) block.superNodes.push_back(v);
+      blocks.push_back(std::move(block));
+    }
+    return priced(workload, linear, std::move(blocks));
+  };
+  auto withOneKind = [&](LinearSeed seed) {
+    if (!shrunk) return seed;
+    for (bool onAccelerator : {true, false}) {
+      LinearSeed one = oneKind(onAccelerator, onAccelerator ? allAccelerators : allCpus);
+      if (!one.blocks.empty() && one.objective < seed.objective) seed = std::move(one);
+    }
+    return seed;
+  };
+  if (pack(high) < 0) return withOneKind({});
   // Only a cut for linearChainSeed: a per mille is close enough. Past the
   // deadline the last limit packed serves (a packing takes linear time: on
   // a chain of a million nodes the search alone took seconds).
@@ -222,7 +265,7 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
     if (!block.superNodes.empty()) blocks.push_back(std::move(block));
     cell = previous;
   }
-  return priced(workload, linear, std::move(blocks));
+  return withOneKind(priced(workload, linear, std::move(blocks)));
 }
 
 LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,

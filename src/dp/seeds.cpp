@@ -63,8 +63,8 @@ LinearSeed priced(const Workload& workload, const ContractedGraph& linear, std::
   return seed;
 }
 
-/// The device counts a seed's table may hold: the machine's, at most one
-/// per super-node (more never help), the larger count shrunk first while
+/// The device counts a seed's table may hold: the ones given, the larger
+/// count shrunk first while
 /// `rows` × the state count × `bytesPerState` exceeds `budget` (fewer
 /// devices still give a plan). None (0, 0) when not even one device fits.
 struct SeedDevices {
@@ -73,9 +73,9 @@ struct SeedDevices {
     return static_cast<std::uint64_t>(accelerators + 1) * static_cast<std::uint64_t>(cpus + 1);
   }
 };
-SeedDevices seedDevices(const Workload& workload, int n, std::uint64_t rows, std::uint64_t bytesPerState,
+SeedDevices seedDevices(int accelerators, int cpus, std::uint64_t rows, std::uint64_t bytesPerState,
                         std::uint64_t budget) {
-  SeedDevices devices{std::min(workload.machine.maxFpgas, n), std::min(workload.machine.maxCpus, n)};
+  SeedDevices devices{accelerators, cpus};
   const std::uint64_t perState = std::max<std::uint64_t>(1, rows * bytesPerState);
   const std::uint64_t maxStates =
       std::min<std::uint64_t>(budget / perState, std::numeric_limits<std::int32_t>::max());
@@ -119,8 +119,12 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
   // reach (4 bytes) and lastOnCpu (1) per state; each search step packs the
   // whole table, so it stays within kGreedyCells cells whatever the memory.
   constexpr std::uint64_t kGreedyCells = std::uint64_t{1} << 24;
-  const SeedDevices devices = seedDevices(workload, n, 1, sizeof(int) + 1,
-                                          std::min(seedBudget(memoryLimitBytes, deadline), kGreedyCells * 5));
+  // More devices than super-nodes never help.
+  const int allAccelerators = std::min(workload.machine.maxFpgas, n);
+  const int allCpus = std::min(workload.machine.maxCpus, n);
+  const SeedDevices devices =
+      seedDevices(allAccelerators, allCpus, 1, sizeof(int) + 1,
+                  std::min(seedBudget(memoryLimitBytes, deadline), kGreedyCells * 5));
   const int accelerators = devices.accelerators, cpus = devices.cpus;
   const double memory = acceleratorMemory(linear, workload.machine);
   if (n == 0 || accelerators + cpus <= 0) return {};
@@ -193,8 +197,6 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
   };
   // The table holds fewer devices than the machine has: packings on one
   // device type, which need no table, may use them all.
-  const int allAccelerators = std::min(workload.machine.maxFpgas, n);
-  const int allCpus = std::min(workload.machine.maxCpus, n);
   const bool shrunk = accelerators < allAccelerators || cpus < allCpus;
   const double highest = high;
   auto oneKind = [&](bool onAccelerator, int count) -> LinearSeed {
@@ -275,16 +277,29 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
   // Without a cut every interval is tried: quadratic, so only for small graphs.
   constexpr int kUncutLimit = 2000;
   if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
+  // A chain of n intervals never needs more than n devices of a type: with
+  // that many, the type is unlimited and its count leaves the state (a
+  // device of it then takes a state to itself).
+  const bool unlimitedAccelerators = workload.machine.maxFpgas >= n;
+  const bool unlimitedCpus = workload.machine.maxCpus >= n;
   // value and how per row (n + 1 of them) and state: under the memory limit
   // with fewer devices if need be (the chain is still a plan; the greedy
   // packing's cut keeps it no worse).
+  const std::uint64_t rowBytes = (static_cast<std::uint64_t>(n) + 1) * (sizeof(double) + sizeof(std::int32_t));
+  const std::uint64_t budget = seedBudget(memoryLimitBytes, deadline);
   const SeedDevices devices =
-      seedDevices(workload, n, static_cast<std::uint64_t>(n) + 1, sizeof(double) + sizeof(std::int32_t),
-                  seedBudget(memoryLimitBytes, deadline));
-  const int accelerators = devices.accelerators, cpus = devices.cpus;
+      seedDevices(unlimitedAccelerators ? 0 : workload.machine.maxFpgas,
+                  unlimitedCpus ? 0 : workload.machine.maxCpus, 1, rowBytes, budget);
+  if (devices.states() * rowBytes > budget) return {};  // not even one state
+  const bool anyAccelerator = unlimitedAccelerators || devices.accelerators > 0;
+  const bool anyCpu = unlimitedCpus || devices.cpus > 0;
   const double memory = acceleratorMemory(linear, workload.machine);
-  if (accelerators + cpus <= 0) return {};
-  const int columns = cpus + 1, numStates = static_cast<int>(devices.states());
+  if (!anyAccelerator && !anyCpu) return {};
+  const int columns = devices.cpus + 1, numStates = static_cast<int>(devices.states());
+  // The state an interval on an accelerator or a CPU core comes from.
+  const int acceleratorStep = unlimitedAccelerators ? 0 : columns, cpuStep = unlimitedCpus ? 0 : 1;
+  auto acceleratorLeft = [&](int s) { return unlimitedAccelerators || s >= columns; };
+  auto cpuLeft = [&](int s) { return unlimitedCpus || s % columns != 0; };
   // value[j · numStates + s]: best max-load of the first j super-nodes on
   // state s's devices; how[...]: the last interval's start, negated − 1 on a CPU core.
   std::vector<double> value(static_cast<std::size_t>(n + 1) * numStates, cut);
@@ -310,12 +325,13 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     // A state that one with a device fewer reaches i as well is left out:
     // whatever follows it, follows that one too.
     auto pushes = [&](int t) {
-      return from[t] < cut && !(t >= columns && from[t - columns] <= from[t]) &&
-             !(t % columns != 0 && from[t - 1] <= from[t]);
+      return from[t] < cut &&
+             !(!unlimitedAccelerators && t >= columns && from[t - columns] <= from[t]) &&
+             !(!unlimitedCpus && t % columns != 0 && from[t - 1] <= from[t]);
     };
     for (int s = 0; s < numStates; ++s) {
-      if (s >= columns && pushes(s - columns)) viaAccelerator.push_back(s);
-      if (s % columns != 0 && pushes(s - 1)) viaCpu.push_back(s);
+      if (anyAccelerator && acceleratorLeft(s) && pushes(s - acceleratorStep)) viaAccelerator.push_back(s);
+      if (anyCpu && cpuLeft(s) && pushes(s - cpuStep)) viaCpu.push_back(s);
     }
     if (viaAccelerator.empty() && viaCpu.empty()) continue;
     interval.restart(i);
@@ -329,7 +345,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
       if (load >= cut) continue;
       double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
       for (int s : viaAccelerator) {
-        const double candidate = std::max(from[s - columns], load);
+        const double candidate = std::max(from[s - acceleratorStep], load);
         if (candidate < to[s]) {
           to[s] = candidate;
           how[static_cast<std::size_t>(j + 1) * numStates + s] = i;
@@ -344,7 +360,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
       if (time >= cut) break;
       double* to = &value[static_cast<std::size_t>(j + 1) * numStates];
       for (int s : viaCpu) {
-        const double candidate = std::max(from[s - 1], time);
+        const double candidate = std::max(from[s - cpuStep], time);
         if (candidate < to[s]) {
           to[s] = candidate;
           how[static_cast<std::size_t>(j + 1) * numStates + s] = -i - 1;
@@ -363,7 +379,7 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     const int start = code >= 0 ? code : -code - 1;
     for (int v = start; v < end; ++v) block.superNodes.push_back(v);
     blocks.push_back(std::move(block));
-    state -= code >= 0 ? columns : 1;
+    state -= code >= 0 ? acceleratorStep : cpuStep;
     end = start;
   }
   return priced(workload, linear, std::move(blocks));
@@ -373,7 +389,13 @@ LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, d
                      Clock::time_point deadline, const std::atomic<bool>* interrupt,
                      std::uint64_t memoryLimitBytes) {
   LinearSeed greedy;
-  if (!std::isfinite(best)) greedy = greedyChain(workload, ordered, deadline, interrupt, memoryLimitBytes);
+  // The greedy packing only cuts the exact chain: a quarter of the time left.
+  const auto now = Clock::now();
+  const auto greedyDeadline = deadline == Clock::time_point::max() || deadline < now
+                                  ? deadline
+                                  : now + (deadline - now) / 4;
+  if (!std::isfinite(best))
+    greedy = greedyChain(workload, ordered, greedyDeadline, interrupt, memoryLimitBytes);
   const double cut = std::isfinite(best) ? best : greedy.objective;
   LinearSeed exact =
       linearChainSeed(workload, ordered, aboveRounding(cut), deadline, interrupt, memoryLimitBytes);

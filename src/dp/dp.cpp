@@ -370,11 +370,13 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   // sums must be exact (exact_sums.hpp). Its messages name the true sizes:
   // the ones above.
   snapToExactGrid(&graph, workload.machine.maxSizePerFpga, seed.objective);
+  // The DP's cut: the best seed in the DP's numbers (at most its true max-load).
+  const double seedCut = seed.placement ? gridMaxLoad(graph, *seed.placement) : kInfinity;
 
   // Enumerate the lattice (unless the small one is it), the DP below the
   // seed, backtrack its chain.
   const ChainResult chain =
-      solveChain(workload, graph, options, deadline, seed.objective, 0, small.reusable());
+      solveChain(workload, graph, options, deadline, seedCut, 0, small.reusable());
   phases.add("enumerate", chain.enumerateSeconds);
   phases.add("dp", chain.dpSeconds);
   phases.add("backtrack", chain.backtrackSeconds);

@@ -9,6 +9,9 @@ namespace dnnplace::dp {
 
 namespace {
 
+/// How far above a known plan's max-load latencies and weights are clamped.
+constexpr double kClampFactor = 1024;
+
 /// Rounds every value of `lists` onto the finest grid 2^e on which all their
 /// sums are exact (their rounded total below 2^(e + 53)): down (latencies,
 /// weights) or up (sizes). The total of values on the grid, summed in
@@ -41,11 +44,12 @@ double snapOntoGrid(const std::vector<std::vector<double>*>& lists, bool up) {
 }  // namespace
 
 void snapToExactGrid(ContractedGraph* graph, double memoryPerAccelerator, double knownMaxLoad) {
-  // Clamped at 2K, rounded down onto a grid finer than K (fewer than 2^51
-  // terms): still above K.
+  // Clamped at 1024·K, rounded down onto a grid finer than K (fewer than
+  // 2^42 terms): still above K. (Only far above K: a clamped latency also
+  // weakens the DP's work bounds, which read every super-node's.)
   if (std::isfinite(knownMaxLoad) && knownMaxLoad > 0)
     for (auto* list : {&graph->fpgaLatency, &graph->cpuLatency, &graph->hyperWeight})
-      for (double& x : *list) x = std::min(x, 2 * knownMaxLoad);
+      for (double& x : *list) x = std::min(x, kClampFactor * knownMaxLoad);
   snapOntoGrid({&graph->fpgaLatency, &graph->cpuLatency, &graph->hyperWeight}, false);
   // Sizes only meet the memory: clamped near it (a size above it stays
   // above), so that their grid is fine next to it, then rounded up.
@@ -56,6 +60,34 @@ void snapToExactGrid(ContractedGraph* graph, double memoryPerAccelerator, double
   // leaves room for its own rounding.
   const double bound = memoryPerAccelerator * (1 + 5e-13);
   graph->dpMemoryBound = step > 0 ? std::floor(bound / step) * step : memoryPerAccelerator;
+}
+
+double gridMaxLoad(const ContractedGraph& graph, const Placement& placement) {
+  const int devices = placement.numAccelerators + placement.numCpus;
+  std::vector<double> load(devices, 0);
+  std::vector<int> deviceOf(graph.numSuperNodes);
+  for (int s = 0; s < graph.numSuperNodes; ++s) {
+    const int device = placement.deviceOf[graph.members[graph.memberStart[s]]];
+    deviceOf[s] = device;
+    load[device] += device < placement.numAccelerators ? graph.fpgaLatency[s] : graph.cpuLatency[s];
+  }
+  // A hyperedge is paid once by each accelerator holding some but not all of it.
+  std::vector<int> members(devices, 0);
+  for (std::size_t h = 0; h + 1 < graph.hyperStart.size(); ++h) {
+    const int total = graph.hyperStart[h + 1] - graph.hyperStart[h];
+    for (int i = graph.hyperStart[h]; i < graph.hyperStart[h + 1]; ++i)
+      ++members[deviceOf[graph.hyperNodes[i]]];
+    for (int i = graph.hyperStart[h]; i < graph.hyperStart[h + 1]; ++i) {
+      const int device = deviceOf[graph.hyperNodes[i]];
+      if (members[device] == 0) continue;  // counted already
+      if (members[device] < total && device < placement.numAccelerators)
+        load[device] += graph.hyperWeight[h];
+      members[device] = 0;
+    }
+  }
+  double worst = 0;
+  for (double x : load) worst = std::max(worst, x);
+  return worst;
 }
 
 ContractedGraph contractForDp(const Workload& workload, const ContractionOptions& options,

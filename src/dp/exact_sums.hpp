@@ -4,6 +4,7 @@
 /// its terms, so the values a table holds and the loads its backtrack
 /// recomputes agree exactly, for any magnitudes the validator accepts.
 
+#include "dnnplace/plan.hpp"
 #include "preprocess/contraction.hpp"
 
 namespace dnnplace::dp {
@@ -27,12 +28,18 @@ namespace dnnplace::dp {
 /// on the grids.
 ///
 /// `knownMaxLoad`: the true max-load of a known plan, if any (infinite: none).
-/// A latency or weight above twice it is first clamped there: a chain whose
-/// loads hold one is above the known plan either way, and the grid of the
-/// rest becomes as fine as the known plan's magnitude allows (a cost of 1e16
-/// next to latencies of 1 would otherwise round those to 0). The DP, cut at
-/// the known plan, then still never tracks such a chain.
+/// A latency or weight above 1024 times it is first clamped there: a chain
+/// whose loads hold one is above the known plan either way, and the grid of
+/// the rest becomes as fine as the known plan's magnitude allows (a cost of
+/// 1e16 next to latencies of 1 would otherwise round those to 0). The DP,
+/// cut at the known plan, then still never tracks such a chain.
 void snapToExactGrid(ContractedGraph* graph, double memoryPerAccelerator, double knownMaxLoad);
+
+/// The max-load of a placement in the graph's own numbers (on the grids:
+/// exact, at most the true max-load), each super-node on its first
+/// member's device: the cut under which the DP finds a better chain, or
+/// proves none exists, without rebuilding this one.
+double gridMaxLoad(const ContractedGraph& graph, const Placement& placement);
 
 /// The memory a block's sizes are held to: the DP's bound on a graph on
 /// the grids (dpMemoryBound), else the machine's.

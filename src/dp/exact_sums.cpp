@@ -68,6 +68,7 @@ double gridMaxLoad(const ContractedGraph& graph, const Placement& placement) {
   std::vector<int> deviceOf(graph.numSuperNodes);
   for (int s = 0; s < graph.numSuperNodes; ++s) {
     const int device = placement.deviceOf[graph.members[graph.memberStart[s]]];
+    if (device < 0 || device >= devices) return std::numeric_limits<double>::infinity();  // no plan
     deviceOf[s] = device;
     load[device] += device < placement.numAccelerators ? graph.fpgaLatency[s] : graph.cpuLatency[s];
   }

@@ -44,20 +44,40 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
   // The DP's sums exact (exact_sums.hpp), as fine as a greedy packing of
   // the order allows: the order's optimum is no larger than that packing.
   // (Its messages name the true sizes: the ones above.)
-  const LinearSeed greedy = greedyChain(workload, graph, deadlineOf(options), options.interrupt,
-                                        options.memoryLimitBytes);
+  // (A quarter of the time: it is only a bound, and a plan if a limit stops the DP.)
+  const auto deadline = deadlineOf(options);
+  const auto now = Clock::now();
+  const LinearSeed greedy =
+      greedyChain(workload, graph, deadline < now ? deadline : now + (deadline - now) / 4,
+                  options.interrupt, options.memoryLimitBytes);
   snapToExactGrid(&graph, workload.machine.maxSizePerFpga, greedy.objective);
-  const ChainResult chain = solveChain(workload, graph, options, deadlineOf(options), kInfinity);
+  const ChainResult chain = solveChain(workload, graph, options, deadline, kInfinity);
   phases.add("enumerate", chain.enumerateSeconds);
   phases.add("dp", chain.dpSeconds);
   phases.add("backtrack", chain.backtrackSeconds);
-  outcome.phases = phases.take();
   if (isLimit(chain.kind)) {
-    outcome.status = SolveStatus::NoPlan;
     outcome.stop = stopReasonOf(chain.kind);
     outcome.message = limitMessage(chain, options);
+    // The same optimum without a lattice, if time is left (its table keeps
+    // the memory limit with fewer devices if need be), else the greedy packing.
+    LinearSeed along =
+        phases.time("seed", [&] {
+          return linearChainSeed(workload, graph, aboveRounding(greedy.objective), deadline,
+                                 options.interrupt, options.memoryLimitBytes);
+        });
+    if (along.blocks.empty()) along = greedy;
+    outcome.phases = phases.take();
+    if (along.blocks.empty()) {
+      outcome.status = SolveStatus::NoPlan;
+      return outcome;
+    }
+    outcome.status = SolveStatus::Feasible;
+    outcome.placement = placementOf(workload, graph, along.blocks);
+    outcome.objective = along.objective;
+    outcome.message += "; returning the best chain along the order found without a lattice";
     return outcome;
   }
+  outcome.phases = phases.take();
   if (chain.kind == ChainResult::Kind::InternalError) {
     outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: the DP could not recover its plan";

@@ -130,6 +130,16 @@ TEST(LimitsDp, SeedsKeepTheTimeAndMemoryLimits) {
   EXPECT_EQ(run.plan["status"], "feasible");
   EXPECT_LT(run.plan["maxLoad"].get<double>(), 2 * run.plan["lowerBound"].get<double>())
       << run.plan.dump();
+  const double lowerBound = run.plan["lowerBound"].get<double>();
+  // Along one order, the DP's tables are refused as well: the chain found
+  // without a lattice is the plan.
+  ASSERT_TRUE(measuredSolve(workload, "--method dp-linear --time-limit 1 --memory-limit 100000000", &run));
+  EXPECT_EQ(run.exitCode, 0);
+  EXPECT_LT(run.seconds, 3.0);
+  EXPECT_LT(run.peakKilobytes, 110'000) << "peak resident KB";
+  ASSERT_TRUE(run.plan.is_object());
+  EXPECT_EQ(run.plan["status"], "feasible");
+  EXPECT_LT(run.plan["maxLoad"].get<double>(), 2 * lowerBound) << run.plan.dump();
   std::filesystem::remove(workload);
 }
 

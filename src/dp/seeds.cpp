@@ -270,23 +270,22 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
   return withOneKind(priced(workload, linear, std::move(blocks)));
 }
 
-LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
+namespace {
+
+/// The bytes of one state's column of linearChainSeed's tables (value and how, n + 1 rows).
+std::uint64_t columnBytes(int n) {
+  return (static_cast<std::uint64_t>(n) + 1) * (sizeof(double) + sizeof(std::int32_t));
+}
+
+/// linearChainSeed within `budget` bytes of tables; a type marked unlimited
+/// leaves the state (a device of it takes a state to itself).
+LinearSeed chainAlongOrder(const Workload& workload, const ContractedGraph& linear, double cut,
                            Clock::time_point deadline, const std::atomic<bool>* interrupt,
-                           std::uint64_t memoryLimitBytes) {
+                           std::uint64_t budget, bool unlimitedAccelerators, bool unlimitedCpus) {
   const int n = linear.numSuperNodes;
-  // Without a cut every interval is tried: quadratic, so only for small graphs.
-  constexpr int kUncutLimit = 2000;
-  if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
-  // A chain of n intervals never needs more than n devices of a type: with
-  // that many, the type is unlimited and its count leaves the state (a
-  // device of it then takes a state to itself).
-  const bool unlimitedAccelerators = workload.machine.maxFpgas >= n;
-  const bool unlimitedCpus = workload.machine.maxCpus >= n;
-  // value and how per row (n + 1 of them) and state: under the memory limit
-  // with fewer devices if need be (the chain is still a plan; the greedy
-  // packing's cut keeps it no worse).
-  const std::uint64_t rowBytes = (static_cast<std::uint64_t>(n) + 1) * (sizeof(double) + sizeof(std::int32_t));
-  const std::uint64_t budget = seedBudget(memoryLimitBytes, deadline);
+  // value and how per row and state: within the budget with fewer devices
+  // if need be (the chain is still a plan; the greedy packing's cut keeps it no worse).
+  const std::uint64_t rowBytes = columnBytes(n);
   const SeedDevices devices =
       seedDevices(unlimitedAccelerators ? 0 : workload.machine.maxFpgas,
                   unlimitedCpus ? 0 : workload.machine.maxCpus, 1, rowBytes, budget);
@@ -383,6 +382,38 @@ LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& line
     end = start;
   }
   return priced(workload, linear, std::move(blocks));
+}
+
+}  // namespace
+
+LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
+                           Clock::time_point deadline, const std::atomic<bool>* interrupt,
+                           std::uint64_t memoryLimitBytes) {
+  const int n = linear.numSuperNodes;
+  // Without a cut every interval is tried: quadratic, so only for small graphs.
+  constexpr int kUncutLimit = 2000;
+  if (n == 0 || (!std::isfinite(cut) && n > kUncutLimit)) return {};
+  const int accelerators = workload.machine.maxFpgas, cpus = workload.machine.maxCpus;
+  // A chain of n intervals never needs more than n devices of a type: with
+  // that many, the type is unlimited.
+  const bool manyAccelerators = accelerators >= n, manyCpus = cpus >= n;
+  const std::uint64_t budget = seedBudget(memoryLimitBytes, deadline);
+  const SeedDevices fitting = seedDevices(manyAccelerators ? 0 : accelerators, manyCpus ? 0 : cpus, 1,
+                                          columnBytes(n), budget);
+  const bool fewerAccelerators = !manyAccelerators && fitting.accelerators < accelerators;
+  const bool fewerCpus = !manyCpus && fitting.cpus < cpus;
+  if (fewerAccelerators || fewerCpus) {
+    // The table would hold fewer devices than the machine has. With those
+    // types unlimited instead (a relaxation, few states), a chain that keeps
+    // the machine's counts is the best there is.
+    LinearSeed relaxed = chainAlongOrder(workload, linear, cut, deadline, interrupt, budget,
+                                         manyAccelerators || fewerAccelerators, manyCpus || fewerCpus);
+    int onAccelerators = 0;
+    for (const Block& block : relaxed.blocks) onAccelerators += block.accelerator ? 1 : 0;
+    const int onCpus = static_cast<int>(relaxed.blocks.size()) - onAccelerators;
+    if (!relaxed.blocks.empty() && onAccelerators <= accelerators && onCpus <= cpus) return relaxed;
+  }
+  return chainAlongOrder(workload, linear, cut, deadline, interrupt, budget, manyAccelerators, manyCpus);
 }
 
 LinearSeed orderSeed(const Workload& workload, const ContractedGraph& ordered, double best,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bitset>
 #include <chrono>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "dnnplace/generator.hpp"
 #include "dnnplace/workload.hpp"
+#include "dp/exact_sums.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "preprocess/contraction.hpp"
 #include "test_support.hpp"
@@ -477,6 +479,48 @@ TEST(IdealLattice, MemoryLimitHoldsBeforeEachAllocation) {
   }
   EXPECT_GT(stopped, 10);
   EXPECT_GT(complete, 10);
+}
+
+// The DP's copy on exact grids: latencies and weights no larger, sizes no
+// smaller, every sum the same in any order, and renumbering keeps it so
+// (it moves the numbers, it does not recompute them).
+TEST(Contraction, TheDpsGridsAreExactAndSurviveRenumbering) {
+  GeneratorOptions base;
+  base.blocks = 3;
+  for (const Workload& w : testing::generatedShapes(base)) {
+    const ContractedGraph exact = contractWorkload(w, {});
+    ContractedGraph snapped = exact;
+    dp::snapToExactGrid(&snapped, w.machine.maxSizePerFpga, std::numeric_limits<double>::infinity());
+    ASSERT_EQ(snapped.numSuperNodes, exact.numSuperNodes);
+    for (int s = 0; s < exact.numSuperNodes; ++s) {
+      EXPECT_LE(snapped.fpgaLatency[s], exact.fpgaLatency[s]) << w.name;
+      EXPECT_LE(snapped.cpuLatency[s], exact.cpuLatency[s]) << w.name;
+      EXPECT_GE(snapped.size[s], std::min(exact.size[s], 2 * w.machine.maxSizePerFpga)) << w.name;
+      EXPECT_NEAR(snapped.fpgaLatency[s], exact.fpgaLatency[s], 1e-9 * (1 + exact.fpgaLatency[s]));
+    }
+    std::vector<double> terms = snapped.fpgaLatency;
+    terms.insert(terms.end(), snapped.cpuLatency.begin(), snapped.cpuLatency.end());
+    terms.insert(terms.end(), snapped.hyperWeight.begin(), snapped.hyperWeight.end());
+    double forward = 0, backward = 0;
+    for (double x : terms) forward += x;
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it) backward += *it;
+    EXPECT_EQ(forward, backward) << w.name;
+    // Adding and taking away leaves nothing behind.
+    double running = 0;
+    for (double x : terms) running += x;
+    for (double x : terms) running -= x;
+    EXPECT_EQ(running, 0) << w.name;
+
+    const ContractedGraph renumbered = renumberContracted(snapped, ContractionOptions::Order::DepthFirst);
+    EXPECT_EQ(renumbered.dpMemoryBound, snapped.dpMemoryBound);
+    EXPECT_EQ(renumbered.hyperWeight, snapped.hyperWeight);
+    for (int s = 0; s < snapped.numSuperNodes; ++s) {
+      const int t = renumbered.superOf[snapped.members[snapped.memberStart[s]]];
+      EXPECT_EQ(renumbered.fpgaLatency[t], snapped.fpgaLatency[s]);
+      EXPECT_EQ(renumbered.cpuLatency[t], snapped.cpuLatency[s]);
+      EXPECT_EQ(renumbered.size[t], snapped.size[s]);
+    }
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -415,6 +416,87 @@ TEST(DpProperty, MatchesBruteForceOnRandomGraphs) {
   EXPECT_GE(withCpus, 1600);
   EXPECT_GE(withUnsupported, 1000);
   EXPECT_GE(linearSeeds, 1600);
+}
+
+// The same graphs with latencies, costs and sizes spread over 1e-12 .. 1e30,
+// a few magnitudes mixed within each graph (zeros kept): the DP's sums are
+// exact on their grids (dp/exact_sums.hpp), so no method ever fails to
+// recover its plan, every plan passes the evaluator, and a plan called
+// optimal is the brute force's optimum.
+TEST(DpProperty, AnyMagnitudesGiveValidPlansAndTrueOptima) {
+  std::mt19937_64 rng(20261202);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int checked = 0, optimal = 0, feasibleOnly = 0, infeasible = 0;
+  while (checked < 6000) {
+    RandomGraph g = randomGraph(rng);
+    // Up to three magnitudes per graph; each amount takes one of them.
+    std::vector<double> scales(1 + rng() % 3);
+    for (double& scale : scales) scale = std::pow(10.0, -12 + static_cast<int>(rng() % 43));
+    auto rescaled = [&](double x) { return std::min(1e30, x * scales[rng() % scales.size()]); };
+    double total = 0, largest = 0;
+    for (Node& node : g.nodes) {
+      node.fpgaLatency = rescaled(node.fpgaLatency);
+      node.cpuLatency = rescaled(node.cpuLatency);
+      node.size = std::min(1e29, rescaled(node.size));  // so the capacities below stay under 1e30
+      total += node.size;
+      largest = std::max(largest, node.size);
+    }
+    std::map<std::int64_t, double> costOf;  // one cost per source node
+    for (RawEdge& e : g.edges) {
+      auto [it, fresh] = costOf.try_emplace(e.sourceId, 0.0);
+      if (fresh) it->second = rescaled(e.cost);
+      e.cost = it->second;
+    }
+    // Capacities off any block's exact total (sizes of mixed magnitudes
+    // sum differently in different orders, and the DP, like the evaluator,
+    // allows a tolerance that the brute force does not).
+    const double r = unit(rng);
+    g.machine.maxSizePerFpga = std::min(1e30, (r < 0.3   ? total
+                                               : r < 0.7 ? total * (0.2 + 0.5 * unit(rng))
+                                                         : largest * unit(rng) * 1.5) *
+                                                  (1 + 1e-6));
+    std::string error;
+    auto built = buildWorkload("magnitudes", g.machine, g.nodes, g.edges, &error);
+    ASSERT_TRUE(built.has_value()) << error;
+    const Workload& w = *built;
+    if (w.graph().numClasses > 7) continue;  // keep the brute force small
+    ++checked;
+    const BruteForce expected = bruteForce(w);
+    EvaluateOptions contiguous;
+    contiguous.requireContiguous = true;
+    for (const char* method : {"dp", "dp-linear", "pipedream"}) {
+      const SolveOutcome outcome = solve(w, method, SolveOptions{});
+      ASSERT_TRUE(outcome.ok()) << method << ": " << outcome.message << "\n" << describe(g, w);
+      if (!outcome.placement) {
+        if (method == std::string("dp")) {
+          EXPECT_FALSE(expected.feasible) << outcome.message << "\n" << describe(g, w);
+          EXPECT_EQ(outcome.status, SolveStatus::Infeasible) << outcome.message;
+        }
+        continue;
+      }
+      ASSERT_TRUE(expected.feasible) << method << "\n" << describe(g, w);
+      const Evaluation evaluation = evaluate(w, *outcome.placement, contiguous);
+      EXPECT_TRUE(evaluation.feasible && evaluation.contiguous) << method << "\n" << describe(g, w);
+      EXPECT_NEAR(evaluation.objective, outcome.objective, 1e-9 * outcome.objective) << method;
+      EXPECT_GE(outcome.objective, expected.optimum * (1 - 1e-9)) << method << "\n" << describe(g, w);
+      EXPECT_LE(outcome.lowerBound, expected.optimum * (1 + 1e-9)) << method << "\n" << describe(g, w);
+      if (method != std::string("dp")) continue;
+      if (outcome.status == SolveStatus::Optimal) {
+        ++optimal;
+        EXPECT_NEAR(outcome.objective, expected.optimum, 1e-9 * expected.optimum)
+            << outcome.message << "\n" << describe(g, w);
+      } else {
+        ++feasibleOnly;
+        EXPECT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
+      }
+    }
+    if (!expected.feasible) ++infeasible;
+    if (::testing::Test::HasFailure()) break;  // one reproducible failure is enough
+  }
+  std::printf("checked %d: optimal %d, feasible only %d, infeasible %d\n", checked, optimal,
+              feasibleOnly, infeasible);
+  EXPECT_GE(optimal, 3000);
+  EXPECT_GE(infeasible, 200);
 }
 
 TEST(DpProperty, DpLinearIsOptimalOnChains) {

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
+#include "dp/exact_sums.hpp"
 #include "dp/lattice_dp.hpp"
 #include "dp/messages.hpp"
 
@@ -14,11 +16,43 @@ namespace dnnplace::dp {
 
 double chainObjective(const Workload& workload, const ContractedGraph& graph,
                       const std::vector<Block>& blocks) {
-  double worst = 0;
-  for (const auto& block : blocks) {
-    const BlockTotals totals = blockTotals(workload, graph, block.superNodes);
-    worst = std::max(worst, block.accelerator ? totals.acceleratorLoad() : totals.cpuLatency);
+  // blockTotals of every block in one pass over the edges (one pass per
+  // block is quadratic on chains of thousands of blocks), each sum in the
+  // same order as blockTotals adds it.
+  const int numBlocks = static_cast<int>(blocks.size());
+  std::vector<int> blockOf(graph.numSuperNodes, -1);
+  std::vector<double> compute(numBlocks, 0), communication(numBlocks, 0);
+  for (int b = 0; b < numBlocks; ++b)
+    for (int s : blocks[b].superNodes) {
+      blockOf[s] = b;
+      for (int i = graph.memberStart[s]; i < graph.memberStart[s + 1]; ++i) {
+        const Node& node = workload.graph().nodes[graph.members[i]];
+        compute[b] += blocks[b].accelerator ? node.fpgaLatency : node.cpuLatency;
+      }
+    }
+  // A block pays u's cost once when it holds u or one of its successors, but
+  // not all of them.
+  std::vector<NodeIndex> paidFor(numBlocks, -1);
+  for (NodeIndex u = 0; u < workload.numNodes(); ++u) {
+    const int own = blockOf[graph.superOf[u]];
+    bool split = false;
+    for (NodeIndex w : workload.successors(u)) {
+      const int other = blockOf[graph.superOf[w]];
+      if (other == own) continue;
+      split = true;
+      if (other >= 0 && paidFor[other] != u) {
+        paidFor[other] = u;
+        communication[other] += workload.graph().outCost[u];
+      }
+    }
+    if (split && own >= 0 && paidFor[own] != u) {
+      paidFor[own] = u;
+      communication[own] += workload.graph().outCost[u];
+    }
   }
+  double worst = 0;
+  for (int b = 0; b < numBlocks; ++b)
+    worst = std::max(worst, blocks[b].accelerator ? compute[b] + communication[b] : compute[b]);
   return worst;
 }
 
@@ -54,6 +88,11 @@ StopReason stopReasonOf(ChainResult::Kind kind) {
 
 bool isLimit(ChainResult::Kind kind) { return stopReasonOf(kind) != StopReason::None; }
 
+std::uint64_t saturatingProduct(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
+}
+
 ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
                        const SolveOptions& options, Clock::time_point deadline, double upperBound,
                        double lowerBound, const IdealLattice* built) {
@@ -65,8 +104,22 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   states.cpus = std::min(machine.maxCpus, graph.numSuperNodes);
 
   // Known before any work, so a run stopped early still reports it.
-  const ChainBounds bounds = chainBounds(graph, states, machine.maxSizePerFpga);
+  const ChainBounds bounds = chainBounds(graph, states, acceleratorMemory(graph, machine));
   result.provenLowerBound = std::max(bounds.lower, lowerBound);
+
+  // Every lattice holds at least n + 1 ideals (a chain's prefixes): when
+  // their tables alone pass the memory limit, or the states outgrow the
+  // DP's indices, nothing is enumerated.
+  const std::uint64_t leastTableBytes = saturatingProduct(
+      static_cast<std::uint64_t>(graph.numSuperNodes) + 1, LatticeDp::bytesPerIdeal(states));
+  if (states.count() > DeviceStates::kMaxCount ||
+      (options.memoryLimitBytes && leastTableBytes > options.memoryLimitBytes)) {
+    result.kind = ChainResult::Kind::MemoryLimit;
+    result.tableBytes = leastTableBytes;
+    result.bytes = leastTableBytes;
+    result.deviceStates = static_cast<std::uint64_t>(states.count());
+    return result;
+  }
 
   // The caller's complete lattice of this graph, if it has one (built with
   // no limits of the user's to apply), or one built here under them.
@@ -90,7 +143,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   const IdealLattice& lattice = built ? *built : own;
   result.ideals = static_cast<std::uint64_t>(std::max(0, lattice.numIdeals()));
   result.latticeBytes = lattice.bytes();
-  result.tableBytes = result.ideals * LatticeDp::bytesPerIdeal(states);
+  result.tableBytes = saturatingProduct(result.ideals, LatticeDp::bytesPerIdeal(states));
   result.bytes = result.latticeBytes + result.tableBytes;
   switch (status) {
     case IdealLattice::Status::Complete: break;
@@ -137,7 +190,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
     const double cut = probing ? aboveRounding(target) : target;
     const double goodEnough = probing ? 0 : known * (1 - kGoodEnoughGap);
     const auto dpStart = Clock::now();
-    LatticeDp dp(graph, lattice, states, machine.maxSizePerFpga, cut, goodEnough,
+    LatticeDp dp(graph, lattice, states, acceleratorMemory(graph, machine), cut, goodEnough,
                  options.dpAlwaysFetchAhead);
     DpLimits dpLimits;
     dpLimits.deadline = deadline;
@@ -171,15 +224,20 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       }
       // Nothing below the known plan: it is optimal (the seed's, or after a
       // good-enough run, that run's chain).
+      // (The bound is in the DP's numbers, on exact grids below the true
+      // sums: exactOptimum, not the chain's true max-load.)
       result.kind = result.blocks.empty() ? ChainResult::Kind::NoChain : ChainResult::Kind::Found;
       result.provenLowerBound = result.blocks.empty() ? (probing ? kInfinity : upperBound)
-                                                      : result.objective;
+                                                      : result.exactOptimum;
       return result;
     }
     const auto backtrackStart = Clock::now();
     result.blocks.clear();
     const bool recovered = dp.backtrack(lattice.fullIdeal(), finalState, optimum, &result.blocks);
-    if (recovered) result.objective = chainObjective(workload, graph, result.blocks);
+    if (recovered) {
+      result.objective = chainObjective(workload, graph, result.blocks);
+      result.exactOptimum = optimum;
+    }
     result.backtrackSeconds += secondsSince(backtrackStart);
     if (!recovered) {
       result.kind = ChainResult::Kind::InternalError;
@@ -196,7 +254,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       continue;
     }
     result.kind = ChainResult::Kind::Found;
-    result.provenLowerBound = result.objective;
+    result.provenLowerBound = optimum;
     return result;
   }
 }

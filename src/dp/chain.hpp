@@ -36,15 +36,24 @@ struct ChainResult {
   /// good-enough run found before it (empty: none).
   std::vector<Block> blocks;
   double objective = kInfinity;  ///< of `blocks`, recomputed from scratch on the original graph
+  /// The DP's own max-load of `blocks`, on the grids of snapToExactGrid
+  /// (exact_sums.hpp): at most `objective`. Found: no chain's true max-load is below it.
+  double exactOptimum = kInfinity;
   std::uint64_t ideals = 0;
   std::uint64_t bytes = 0;  ///< latticeBytes + tableBytes
   std::uint64_t latticeBytes = 0, tableBytes = 0;
+  /// Set when the tables were refused before any enumeration: the device
+  /// states per ideal (tableBytes then counts the fewest ideals any lattice has).
+  std::uint64_t deviceStates = 0;
   DpStats stats;
   int rounds = 0;               ///< DP runs (probes or good-enough runs, then the decisive one)
   double provenLowerBound = 0;  ///< no chain has a smaller max-load
   /// Time spent enumerating the lattice, in the DP runs, and backtracking.
   double enumerateSeconds = 0, dpSeconds = 0, backtrackSeconds = 0;
 };
+
+/// a · b, or the largest value when that overflows.
+std::uint64_t saturatingProduct(std::uint64_t a, std::uint64_t b);
 
 /// Whether a limit (ideals, memory, time, interrupt) stopped the solve.
 bool isLimit(ChainResult::Kind kind);

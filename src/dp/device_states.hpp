@@ -31,7 +31,12 @@ inline double aboveRounding(double bound) { return bound * (1 + 1e-9) + 1e-12; }
 /// stored as s = a * (cpus + 1) + c.
 struct DeviceStates {
   int accelerators = 0, cpus = 0;
-  int count() const { return (accelerators + 1) * (cpus + 1); }
+  /// In 64 bits: up to 2^20 devices of each kind pass validation. The lattice
+  /// DP indexes states with an int, so it runs only up to kMaxCount.
+  std::int64_t count() const {
+    return (static_cast<std::int64_t>(accelerators) + 1) * (static_cast<std::int64_t>(cpus) + 1);
+  }
+  static constexpr std::int64_t kMaxCount = std::numeric_limits<std::int32_t>::max() / 2;
   int acceleratorStep() const { return cpus + 1; }
   int acceleratorsOf(int s) const { return s / (cpus + 1); }
   int cpusOf(int s) const { return s % (cpus + 1); }

@@ -71,6 +71,7 @@
 
 #include "dp/chain.hpp"
 #include "dp/device_states.hpp"
+#include "dp/exact_sums.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "dp/messages.hpp"
 #include "dp/seeds.hpp"
@@ -189,7 +190,8 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
       renumbered = renumberContracted(graph, order);
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
     const LinearSeed seed = small.nearlyChain
-                                ? greedyChain(workload, ordered, deadline, options.interrupt)
+                                ? greedyChain(workload, ordered, deadline, options.interrupt,
+                                              options.memoryLimitBytes)
                                 : orderSeed(workload, ordered, best.objective, deadline,
                                             options.interrupt, options.memoryLimitBytes);
     offer(workload, ordered, seed.objective, seed.blocks);
@@ -197,8 +199,8 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
   if (small.complete) return best;
   // Whole chains, then chains cut in two. Only when cheap next to the full
   // DP: on the paper's graphs a larger coarse lattice costs more than it saves.
+  // The user's caps on ideals and memory hold for the coarse lattices too.
   SolveOptions seedOptions = options;
-  seedOptions.maxIdeals = 0;  // the user's cap is on the DP's own lattice; memory is memory
   seedOptions.progress = nullptr;
   for (int pieces : {1, 2}) {
     if (pastLimit(deadline, options.interrupt)) break;
@@ -206,7 +208,7 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
     if (!coarse) break;
     // A second contraction, of another workload: the coarse one has other
     // color classes, and step 4 may merge more of its super-nodes.
-    const ContractedGraph coarseGraph = contractWorkload(*coarse, ContractionOptions{});
+    const ContractedGraph coarseGraph = contractForDp(*coarse, ContractionOptions{}, best.objective);
     if (coarseGraph.numSuperNodes >= graph.numSuperNodes) continue;
     // Whole chains: at most 2,000 ideals. Chains cut in two: at most an
     // eighth of the full lattice (both counts capped: the full lattice may
@@ -260,11 +262,23 @@ SolveOutcome outcomeOf(const Workload& workload, const ContractedGraph& graph,
     outcome.message = noChainReason(workload);
     return outcome;
   }
-  // Nothing strictly below the seed's cut (up to rounding): the seed is optimal.
-  const bool found = chain.kind == ChainResult::Kind::Found;
-  outcome.status = SolveStatus::Optimal;
+  // The DP's optimum (or, when it found nothing below the seed, the seed's
+  // max-load) bounds every chain's true max-load from below; its chain's true
+  // max-load lies above its own by the grid's rounding (exact_sums.hpp), so
+  // the better of it and the seed is returned, optimal when it meets the bound.
+  const bool found = chain.kind == ChainResult::Kind::Found &&
+                     !(seed.placement && seed.objective <= chain.objective);
   outcome.placement = found ? placementOf(workload, graph, chain.blocks) : *seed.placement;
   outcome.objective = found ? chain.objective : seed.objective;
+  if (!(outcome.objective <= chain.provenLowerBound * (1 + 1e-9))) {
+    outcome.status = SolveStatus::Feasible;
+    outcome.lowerBound = chain.provenLowerBound;
+    outcome.message = "the DP's optimum, " + formatTenDigits(chain.provenLowerBound) +
+                      " on its sums rounded down onto an exact grid, bounds the optimum from "
+                      "below; its plans price above it at these magnitudes";
+    return outcome;
+  }
+  outcome.status = SolveStatus::Optimal;
   outcome.lowerBound = outcome.objective;
   outcome.message = "optimal over contiguous placements: " + std::to_string(graph.numSuperNodes) +
                     " super-nodes, " + std::to_string(chain.ideals) + " ideals, " +
@@ -335,7 +349,7 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
     return outcome;
   };
 
-  const ContractedGraph graph =
+  ContractedGraph graph =
       phases.time("contract", [&] { return contractWorkload(workload, ContractionOptions{}); });
   if (const std::string why = obviousInfeasibility(workload, graph); !why.empty()) {
     SolveOutcome infeasible;
@@ -352,11 +366,17 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
       phases.time("seed", [&] { return seedPlans(workload, graph, small, options, deadline); });
   if (options.progress && seed.placement)
     options.progress("dp: best seed plan: " + formatTenDigits(seed.objective));
+  // The seeds only propose chains, priced on the original graph; the DP's
+  // sums must be exact (exact_sums.hpp). Its messages name the true sizes:
+  // the ones above.
+  snapToExactGrid(&graph, workload.machine.maxSizePerFpga, seed.objective);
+  // The DP's cut: the best seed in the DP's numbers (at most its true max-load).
+  const double seedCut = seed.placement ? gridMaxLoad(graph, *seed.placement) : kInfinity;
 
   // Enumerate the lattice (unless the small one is it), the DP below the
   // seed, backtrack its chain.
   const ChainResult chain =
-      solveChain(workload, graph, options, deadline, seed.objective, 0, small.reusable());
+      solveChain(workload, graph, options, deadline, seedCut, 0, small.reusable());
   phases.add("enumerate", chain.enumerateSeconds);
   phases.add("dp", chain.dpSeconds);
   phases.add("backtrack", chain.backtrackSeconds);

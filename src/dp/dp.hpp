@@ -10,7 +10,10 @@
 namespace dnnplace {
 
 /// Method "dp": the optimal contiguous max-load (status Optimal, lowerBound =
-/// objective). Infeasible names the class (or group of classes contraction
+/// objective). Its sums are exact on binary grids a little below the true
+/// values (dp/exact_sums.hpp): when the true max-load of its best plan is
+/// more than 1e-9 above the DP's own optimum (only with magnitudes far
+/// apart), Feasible with that optimum as the lower bound. Infeasible names the class (or group of classes contraction
 /// keeps together) that fits no device, or says that device counts and memory
 /// cannot cover the graph contiguously. options.maxIdeals / memoryLimitBytes
 /// → NoSolution saying how far it got; time limit / interrupt → the plan
@@ -22,7 +25,9 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options);
 /// Method "dp-linear": the same DP over the prefixes of one deterministic
 /// topological order of the contracted graph (Kahn's algorithm, the ready
 /// super-node with the smallest original node index first); polynomial.
-/// Feasible (optimal for that order only), lowerBound 0.
+/// Feasible (optimal for that order only), lowerBound 0. When a limit stops
+/// the DP: the best chain along the order found without a lattice (or a
+/// greedy packing of it), Feasible, with the stop reason; else NoPlan.
 SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options);
 
 /// Method "pipedream": steps 1–3, then for every biconnected

@@ -213,8 +213,13 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
         }
         v += std::countr_zero(above);
         const std::int32_t child = static_cast<std::int32_t>(maxElement.size());
-        if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals)
+        if (limits.maxIdeals && static_cast<std::uint64_t>(child) + 1 > limits.maxIdeals) {
+          // A limit already passed is the one that stopped it (the checks
+          // below run every thousand ideals).
+          if (limits.interrupt && limits.interrupt->load()) return Status::Interrupted;
+          if (std::chrono::steady_clock::now() > limits.deadline) return Status::TimeLimit;
           return Status::IdealLimit;
+        }
         if (child == std::numeric_limits<std::int32_t>::max() - 1) return Status::IdealLimit;
         const std::size_t parentLinks =
             static_cast<std::size_t>(linkStart_[ideal + 1] - linkStart_[ideal]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -59,7 +60,11 @@ DpRun LatticeDp::run(const DpLimits& limits, int threads, DpStats* stats) {
 bool LatticeDp::backtrack(std::int32_t ideal, int state, double target,
                           std::vector<Block>* blocks) const {
   BlockWalker walker(graph_, lattice_, memory_, states_.accelerators > 0, states_.cpus > 0, false);
-  const double tolerance = aboveRounding(target);
+  // The sums are exact (exact_sums.hpp): the walk meets every block again
+  // with the very loads relax stored, so a chain at most `target` is found
+  // with no tolerance. (The walk's thresholds are strict: just above it.)
+  const double tolerance = target;
+  const double threshold = std::nextafter(target, kInfinity);
   const int step = states_.acceleratorStep();
   // Values at the cut are "not tracked", not a plan: the tolerance may reach them.
   auto known = [&](std::int32_t sub, int s) {
@@ -80,8 +85,8 @@ bool LatticeDp::backtrack(std::int32_t ideal, int state, double target,
     Block block;
     std::int32_t next = -1;
     auto thresholds = [&](double* accelerator, double* cpu) {
-      *accelerator = a > 0 ? tolerance : -1;
-      *cpu = c > 0 ? tolerance : -1;
+      *accelerator = a > 0 ? threshold : -1;
+      *cpu = c > 0 ? threshold : -1;
     };
     walker.walk(
         ideal, thresholds, [](std::int32_t) { return true; },

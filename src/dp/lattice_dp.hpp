@@ -31,7 +31,7 @@ class LatticeDp {
             bool alwaysFetchAhead = false);
 
   static std::uint64_t bytesPerIdeal(DeviceStates states) {
-    return (states.count() + kWorkFields) * sizeof(double);
+    return (static_cast<std::uint64_t>(states.count()) + kWorkFields) * sizeof(double);
   }
 
   /// Computes every ideal's values on up to `threads` threads.
@@ -39,8 +39,9 @@ class LatticeDp {
 
   double value(std::int32_t ideal, int state) const { return std::fabs(valuesOf(ideal)[state]); }
 
-  /// Recovers a chain of blocks whose max-load is at most `target` (up to
-  /// rounding of the incremental sums), from the full ideal and state s.
+  /// Recovers a chain of blocks whose max-load (in the graph's exact sums)
+  /// is at most `target`, from the full ideal and state s; false only if
+  /// no stored value leads to one (a defect, not an input's doing).
   bool backtrack(std::int32_t ideal, int state, double target, std::vector<Block>* blocks) const;
 
  private:

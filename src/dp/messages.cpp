@@ -67,6 +67,13 @@ std::string limitMessage(const ChainResult& chain, const SolveOptions& options) 
       return "stopped at the ideal limit (--max-ideals " + std::to_string(options.maxIdeals) +
              "): " + reached;
     case ChainResult::Kind::MemoryLimit:
+      if (chain.deviceStates > 0)
+        return (options.memoryLimitBytes ? "stopped at the memory limit (--memory-limit " +
+                                               std::to_string(options.memoryLimitBytes) + " bytes)"
+                                         : std::string("more device states than the DP indexes")) +
+               ": no ideals enumerated, the tables of " + std::to_string(chain.deviceStates) +
+               " device states per ideal need at least " +
+               formatBytes(static_cast<double>(chain.tableBytes));
       return "stopped at the memory limit (--memory-limit " + std::to_string(options.memoryLimitBytes) +
              " bytes): " + reached;
     case ChainResult::Kind::TimeLimit: return "stopped at the time limit: " + reached;

@@ -28,10 +28,14 @@ struct LinearSeed {
 /// and c cores get, each interval the longest whose load is under T (its
 /// accelerator load counts communication, a large share on operator graphs);
 /// the next interval goes to whichever device type reaches further. None
-/// when no packing is found (then the DP probes instead).
+/// when no packing is found (then the DP probes instead). The table of
+/// reaches stays within seedBudget (half memoryLimitBytes, a gigabyte at
+/// most, less with little time left: seeds.cpp): beyond it, fewer
+/// devices of each type are packed. The deadline and the interrupt end the
+/// search at the last limit packed.
 LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
                        Clock::time_point deadline = Clock::time_point::max(),
-                       const std::atomic<bool>* interrupt = nullptr);
+                       const std::atomic<bool>* interrupt = nullptr, std::uint64_t memoryLimitBytes = 0);
 
 /// The best chain of intervals of a contracted graph's numbering (each interval
 /// on an accelerator or a CPU core) whose max-load is below `cut`, priced
@@ -39,8 +43,9 @@ LinearSeed greedyChain(const Workload& workload, const ContractedGraph& linear,
 /// one order, but without a lattice: a forward pass over interval starts,
 /// each interval grown until its compute plus the communication it can no
 /// longer shed (hyperedges reaching back before its start) reaches the cut.
-/// None either when the deadline passes or the interrupt is set, or when
-/// its table would need more than memoryLimitBytes (0: no limit).
+/// None either when the deadline passes or the interrupt is set. Its table
+/// stays within the same budget as greedyChain's: beyond it, the chain uses
+/// fewer devices of each type.
 LinearSeed linearChainSeed(const Workload& workload, const ContractedGraph& linear, double cut,
                            Clock::time_point deadline, const std::atomic<bool>* interrupt,
                            std::uint64_t memoryLimitBytes = 0);

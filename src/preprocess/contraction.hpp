@@ -60,6 +60,11 @@ struct ContractedGraph {
   int zeroWorkLeavesMerged = 0;          ///< super-nodes merged by step 4
   double zeroWorkLeafBytes = 0;          ///< memory those leaves carried into their neighbours
   bool zeroWorkLeafUnsupported = false;  ///< a merged leaf is unsupported on accelerators
+
+  /// Set when the DP rounded the sums onto exact grids (dp/exact_sums.hpp):
+  /// the accelerator memory its rounded sizes are held to instead of
+  /// maxSizePerFPGA. Negative: the sums are the true ones.
+  double dpMemoryBound = -1;
 };
 
 ContractedGraph contractWorkload(const Workload& workload, const ContractionOptions& options);

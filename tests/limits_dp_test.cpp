@@ -1,0 +1,194 @@
+// The DP's limits hold whatever the input: costs of any magnitude, device
+// counts whose state tables outgrow an int, seed tables past the memory
+// limit, the ideal cap on the seeds' own lattices, and the memory limit on a
+// large lattice. Each case asserts the limit (and for exact sums the
+// optimum), not a speed: time is measured against generous bounds, peak
+// memory in a child process with GNU time.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dnnplace/evaluator.hpp"
+#include "dnnplace/generator.hpp"
+#include "dnnplace/solver.hpp"
+#include "dp/device_states.hpp"
+#include "test_support.hpp"
+
+namespace dnnplace {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Under AddressSanitizer the CLI's resident memory holds shadow memory and
+// freed blocks in quarantine: peak memory is asserted in other builds only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr long kPeakKilobytesLimit = std::numeric_limits<long>::max();
+#else
+constexpr long kPeakKilobytesLimit = 110'000;
+#endif
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// What a CLI run under GNU time reported: exit code, wall seconds, peak
+/// resident kilobytes, and the plan it wrote.
+struct MeasuredRun {
+  int exitCode = -1;
+  double seconds = 0;
+  long peakKilobytes = 0;
+  nlohmann::json plan;
+};
+
+/// Runs `dnnplace solve WORKLOAD ARGUMENTS` under /usr/bin/time; false when
+/// GNU time is missing.
+bool measuredSolve(const std::filesystem::path& workload, const std::string& arguments,
+                   MeasuredRun* run) {
+  if (!std::filesystem::exists("/usr/bin/time")) return false;
+  const auto timing = testing::tempPath(".time");
+  const auto plan = testing::tempPath(".plan.json");
+  const std::string line = "/usr/bin/time -f '%e %M' -o '" + timing.string() + "' '" +
+                           DNNPLACE_CLI_PATH + "' solve '" + workload.string() + "' " + arguments +
+                           " --quiet --out '" + plan.string() + "'";
+  const int status = std::system(line.c_str());
+  run->exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream times(timing);
+  times >> run->seconds >> run->peakKilobytes;
+  std::ifstream planFile(plan);
+  if (planFile) run->plan = nlohmann::json::parse(planFile, nullptr, false);
+  std::filesystem::remove(timing);
+  std::filesystem::remove(plan);
+  return true;
+}
+
+std::filesystem::path generated(const std::string& arguments) {
+  const auto path = testing::tempPath(".json");
+  EXPECT_EQ(testing::runCli("generate " + arguments + " --out " + path.string()).exitCode, 0)
+      << arguments;
+  return path;
+}
+
+// A cost of 1e16 beside latencies of 1 (found by fuzzing): sums of such
+// terms lose the small ones, and the DP once failed to recover its plan.
+TEST(LimitsDp, CostsOfAnyMagnitudeKeepTheOptimum) {
+  std::ifstream file(std::string(DNNPLACE_SOURCE_DIR) +
+                     "/tests/fuzz/regressions/pipeline-dp-cost-1e16.json");
+  ASSERT_TRUE(file);
+  const Workload workload = testing::parseOrDie(
+      std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()));
+  const SolveOutcome dp = solve(workload, "dp", SolveOptions{});
+  ASSERT_TRUE(dp.ok()) << dp.message;
+  EXPECT_EQ(dp.status, SolveStatus::Optimal) << dp.message;
+  EXPECT_DOUBLE_EQ(dp.objective, 3);  // all three on one accelerator
+  EXPECT_DOUBLE_EQ(dp.lowerBound, 3);
+  for (const char* method : {"dp-linear", "pipedream"}) {
+    const SolveOutcome along = solve(workload, method, SolveOptions{});
+    ASSERT_TRUE(along.ok()) << method << ": " << along.message;
+    EXPECT_EQ(along.status, SolveStatus::Feasible) << method;
+    EXPECT_DOUBLE_EQ(along.objective, 3) << method;
+  }
+  const auto result = testing::runCli("solve " + std::string(DNNPLACE_SOURCE_DIR) +
+                                      "/tests/fuzz/regressions/pipeline-dp-cost-1e16.json --method dp");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+}
+
+// (k + 1)(ℓ + 1) states pass 2^31 at k = ℓ = 46,340: counted in 64 bits, and
+// refused before any enumeration, with a plan from the seeds.
+TEST(LimitsDp, DeviceStatesPastAnIntAreRefusedCleanly) {
+  EXPECT_EQ((dp::DeviceStates{46340, 46340}.count()), std::int64_t{2147488281});
+  GeneratorOptions chain;
+  chain.blocks = 46341;
+  chain.accelerators = chain.cpus = 46341;
+  const Workload workload = generateWorkload(chain);
+  SolveOptions options;
+  options.timeLimitSeconds = 1;
+  options.memoryLimitBytes = 100'000'000;
+  const auto start = Clock::now();
+  const SolveOutcome outcome = solve(workload, "dp", options);
+  EXPECT_LT(secondsSince(start), 3.0);
+  ASSERT_TRUE(outcome.ok()) << outcome.message;
+  ASSERT_TRUE(outcome.placement) << outcome.message;
+  EXPECT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
+  EXPECT_EQ(outcome.stop, StopReason::MemoryLimit) << outcome.message;
+  EXPECT_NE(outcome.message.find("device states per ideal"), std::string::npos) << outcome.message;
+  EXPECT_TRUE(outcome.evaluation.feasible);
+}
+
+// k = ℓ = n: the seeds' tables of min(k, n)·min(ℓ, n) cells keep the memory
+// limit (fewer devices) and the time limit, and the plan is still decent
+// (one node per device costs far more than the lower bound).
+TEST(LimitsDp, SeedsKeepTheTimeAndMemoryLimits) {
+  const auto workload = generated("chain --blocks 3000 --accelerators 3000 --cpus 3000");
+  MeasuredRun run;
+  if (!measuredSolve(workload, "--time-limit 1 --memory-limit 100000000", &run))
+    GTEST_SKIP() << "/usr/bin/time (Debian package time) is missing";
+  EXPECT_EQ(run.exitCode, 0);
+  EXPECT_LT(run.seconds, 3.0);
+  EXPECT_LT(run.peakKilobytes, kPeakKilobytesLimit) << "peak resident KB";
+  ASSERT_TRUE(run.plan.is_object());
+  EXPECT_EQ(run.plan["status"], "feasible");
+  EXPECT_LT(run.plan["maxLoad"].get<double>(), 2 * run.plan["lowerBound"].get<double>())
+      << run.plan.dump();
+  const double lowerBound = run.plan["lowerBound"].get<double>();
+  // Along one order, the DP's tables are refused as well: the chain found
+  // without a lattice is the plan.
+  ASSERT_TRUE(measuredSolve(workload, "--method dp-linear --time-limit 1 --memory-limit 100000000", &run));
+  EXPECT_EQ(run.exitCode, 0);
+  EXPECT_LT(run.seconds, 3.0);
+  EXPECT_LT(run.peakKilobytes, kPeakKilobytesLimit) << "peak resident KB";
+  ASSERT_TRUE(run.plan.is_object());
+  EXPECT_EQ(run.plan["status"], "feasible");
+  EXPECT_LT(run.plan["maxLoad"].get<double>(), 2 * lowerBound) << run.plan.dump();
+  std::filesystem::remove(workload);
+}
+
+// --max-ideals caps the lattices of the seeds on coarsened graphs too, and a
+// limit that has already passed is the one reported.
+TEST(LimitsDp, TheIdealCapHoldsForTheSeeds) {
+  GeneratorOptions wide;
+  wide.shape = GraphShape::SeriesParallel;
+  wide.blocks = 1;
+  wide.width = 12;
+  wide.chainLength = 20;
+  const Workload workload = generateWorkload(wide);
+  SolveOptions options;
+  options.maxIdeals = 100;
+  const auto start = Clock::now();
+  SolveOutcome outcome = solve(workload, "dp", options);
+  EXPECT_LT(secondsSince(start), 5.0);
+  ASSERT_TRUE(outcome.placement) << outcome.message;
+  EXPECT_EQ(outcome.stop, StopReason::IdealLimit) << outcome.message;
+
+  std::atomic<bool> stop{true};
+  options.interrupt = &stop;
+  outcome = solve(workload, "dp", options);
+  EXPECT_EQ(outcome.stop, StopReason::Interrupt) << outcome.message;
+}
+
+// The memory limit covers the lattice, its tables, the seed tables and the
+// coarse lattices: peak resident memory stays within 10% of it.
+TEST(LimitsDp, TheMemoryLimitHoldsOnALargeLattice) {
+  const auto workload = generated("series-parallel --blocks 1 --width 12 --chain-length 20");
+  MeasuredRun run;
+  if (!measuredSolve(workload, "--memory-limit 100000000 --time-limit 5", &run))
+    GTEST_SKIP() << "/usr/bin/time (Debian package time) is missing";
+  EXPECT_EQ(run.exitCode, 0);
+  EXPECT_LT(run.peakKilobytes, kPeakKilobytesLimit) << "peak resident KB";
+  EXPECT_LT(run.seconds, 7.0);
+  ASSERT_TRUE(run.plan.is_object());
+  EXPECT_EQ(run.plan["stopReason"], "memory_limit") << run.plan.dump();
+  std::filesystem::remove(workload);
+}
+
+}  // namespace
+}  // namespace dnnplace

@@ -1,26 +1,37 @@
 #include "objective/latency.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace dnnplace::objective {
 
 std::vector<int> pieceIndices(const Workload& w, const Placement& p) {
   const int n = w.numNodes();
-  std::vector<int> piece(n, 0), level(n, 0);
-  std::vector<char> used(p.numAccelerators, 0);
-  for (NodeIndex v = 0; v < n; ++v)
-    if (p.isAccelerator(p.deviceOf[v])) used[p.deviceOf[v]] = 1;
+  const std::vector<NodeIndex>& order = w.graph().topologicalOrder;
+  // Each accelerator's levels are needed only between its first and last
+  // node in the order: nothing before its first node follows one of its
+  // nodes (level 0 there), and nothing after its last is one of them. So the
+  // walks cost the accelerators' spans, not the accelerators times the graph.
+  std::vector<int> first(p.numAccelerators, n), last(p.numAccelerators, -1);
+  for (int i = 0; i < n; ++i) {
+    const int d = p.deviceOf[order[i]];
+    if (!p.isAccelerator(d)) continue;
+    first[d] = std::min(first[d], i);
+    last[d] = i;
+  }
+  std::vector<int> piece(n, 0), level(n, 0), levelOf(n, -1);  // levelOf[v]: whose level[v] is
   for (int a = 0; a < p.numAccelerators; ++a) {
-    if (!used[a]) continue;
     // level[v]: the largest number of maximal runs inside a on a path ending at v.
-    for (NodeIndex v : w.graph().topologicalOrder) {
+    for (int i = first[a]; i <= last[a]; ++i) {
+      const NodeIndex v = order[i];
       const bool inside = p.deviceOf[v] == a;
       int best = inside ? 1 : 0;
       for (NodeIndex u : w.predecessors(v)) {
         const bool uInside = p.deviceOf[u] == a;
-        best = std::max(best, level[u] + (inside && !uInside ? 1 : 0));
+        best = std::max(best, (levelOf[u] == a ? level[u] : 0) + (inside && !uInside ? 1 : 0));
       }
       level[v] = best;
+      levelOf[v] = a;
       if (inside) piece[v] = best;
     }
   }
@@ -30,19 +41,26 @@ std::vector<int> pieceIndices(const Workload& w, const Placement& p) {
 std::optional<double> latencyOf(const Workload& w, const Placement& p, int q) {
   const int n = w.numNodes();
   const std::vector<int> piece = pieceIndices(w, p);
-  for (int v = 0; v < n; ++v)
+  // Tasks: the pieces each accelerator uses, in order, then one per node
+  // (the CPU nodes' own; an accelerator node's stays empty).
+  std::vector<int> pieces(p.numAccelerators, 0);
+  for (int v = 0; v < n; ++v) {
     if (piece[v] > q) return std::nullopt;
-  // Tasks: accelerator pieces (a*q + piece-1), then one per CPU node.
-  const int pieceTasks = p.numAccelerators * q;
+    if (piece[v] > 0) pieces[p.deviceOf[v]] = std::max(pieces[p.deviceOf[v]], piece[v]);
+  }
+  std::vector<int> firstTask(p.numAccelerators + 1, 0);
+  for (int a = 0; a < p.numAccelerators; ++a) firstTask[a + 1] = firstTask[a] + pieces[a];
+  const int pieceTasks = firstTask[p.numAccelerators];
   auto taskOf = [&](NodeIndex v) {
-    return piece[v] > 0 ? p.deviceOf[v] * q + piece[v] - 1 : pieceTasks + v;
+    return piece[v] > 0 ? firstTask[p.deviceOf[v]] + piece[v] - 1 : pieceTasks + v;
   };
   const int tasks = pieceTasks + n;
   std::vector<double> duration(tasks, 0);
-  std::vector<std::vector<int>> after(tasks);  // after[t]: tasks that wait for t
   for (NodeIndex v = 0; v < n; ++v)
     duration[taskOf(v)] += piece[v] > 0 ? w.graph().nodes[v].fpgaLatency
                                         : w.graph().nodes[v].cpuLatency;
+  // Dependencies (t waits for s) as a list, then grouped by s.
+  std::vector<std::pair<int, int>> waits;
   std::vector<NodeIndex> paidBy(tasks, -1);  // the last sender a receiving piece paid for
   for (NodeIndex u = 0; u < n; ++u) {
     const int tu = taskOf(u);
@@ -50,7 +68,7 @@ std::optional<double> latencyOf(const Workload& w, const Placement& p, int q) {
     for (NodeIndex x : w.successors(u)) {
       const int tx = taskOf(x);
       if (tx == tu) continue;
-      after[tu].push_back(tx);
+      waits.emplace_back(tu, tx);
       if (piece[u] > 0 && !paidOut) {
         paidOut = true;
         duration[tu] += w.graph().outCost[u];
@@ -62,10 +80,17 @@ std::optional<double> latencyOf(const Workload& w, const Placement& p, int q) {
     }
   }
   for (int a = 0; a < p.numAccelerators; ++a)
-    for (int j = 1; j < q; ++j) after[a * q + j - 1].push_back(a * q + j);
-  std::vector<int> waiting(tasks, 0);
-  for (int t = 0; t < tasks; ++t)
-    for (int s : after[t]) ++waiting[s];
+    for (int t = firstTask[a] + 1; t < firstTask[a + 1]; ++t) waits.emplace_back(t - 1, t);
+  std::vector<int> afterStart(tasks + 1, 0), after(waits.size()), waiting(tasks, 0);
+  for (const auto& [s, t] : waits) {
+    ++afterStart[s + 1];
+    ++waiting[t];
+  }
+  for (int t = 0; t < tasks; ++t) afterStart[t + 1] += afterStart[t];
+  {
+    std::vector<int> next(afterStart.begin(), afterStart.end() - 1);
+    for (const auto& [s, t] : waits) after[next[s]++] = t;
+  }
   std::vector<double> start(tasks, 0);
   std::vector<int> ready;
   for (int t = 0; t < tasks; ++t)
@@ -78,7 +103,8 @@ std::optional<double> latencyOf(const Workload& w, const Placement& p, int q) {
     ++done;
     const double finish = start[t] + duration[t];
     latency = std::max(latency, finish);
-    for (int s : after[t]) {
+    for (int i = afterStart[t]; i < afterStart[t + 1]; ++i) {
+      const int s = after[i];
       start[s] = std::max(start[s], finish);
       if (--waiting[s] == 0) ready.push_back(s);
     }

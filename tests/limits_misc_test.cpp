@@ -283,17 +283,18 @@ TEST(LimitsReader, AnEndlessPipeStopsAtTheCap) {
   close(fds[0]);  // the writer then fails with EPIPE and ends
   writer.join();
   EXPECT_FALSE(text);
-  EXPECT_EQ(error, path + ": more than 1000000 bytes, the input cap (a quarter of the memory limit)");
+  EXPECT_EQ(error, path + ": more than 1000000 bytes, the input cap (a quarter of --memory-limit, at least 64 MiB)");
 
   // A regular file past the cap is refused before it is read; one at the cap is read.
   const auto file = testing::writeTemp(std::string(1000, ' '), ".json");
   EXPECT_FALSE(readFile(file.string(), &error, 999));
   EXPECT_EQ(error,
-            file.string() + ": more than 999 bytes, the input cap (a quarter of the memory limit)");
+            file.string() + ": more than 999 bytes, the input cap (a quarter of --memory-limit, at least 64 MiB)");
   const auto whole = readFile(file.string(), &error, 1000);
   ASSERT_TRUE(whole) << error;
   EXPECT_EQ(whole->size(), 1000u);
-  EXPECT_EQ(readLimitFor(400), 100u);
+  EXPECT_EQ(readLimitFor(std::uint64_t{1} << 30), std::uint64_t{1} << 28);
+  EXPECT_EQ(readLimitFor(400), std::uint64_t{64} << 20);  // at least 64 MiB
 }
 
 // compare gives each method its own limit: three methods of a 0.5 s limit

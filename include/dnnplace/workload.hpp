@@ -57,7 +57,7 @@ std::optional<Workload> parseWorkload(std::string_view text, const std::string& 
 
 /// The most bytes of input read under a memory limit: a quarter of it (the
 /// text, the parser's records and the graph built from them take about 2.5
-/// times the text). A limit of 0 (no cap) counts as a quarter of the
+/// times the text), and at least 64 MiB. A limit of 0 (no cap) counts as the
 /// machine's memory: a larger input could not be held anyway.
 std::uint64_t readLimitFor(std::uint64_t memoryLimitBytes);
 
@@ -79,7 +79,7 @@ inline constexpr std::int64_t kMaxDevicesPerKind = 1 << 20;
 /// Reads a whole file ("-": standard input) of at most `maxBytes` bytes; on
 /// failure sets *error ("PATH: cannot open: reason"). A longer file or stream
 /// (an endless pipe) stops there: "NAME: more than N bytes, the input cap (a
-/// quarter of the memory limit)".
+/// quarter of --memory-limit, at least 64 MiB)".
 std::optional<std::string> readFile(const std::string& path, std::string* error,
                                     std::uint64_t maxBytes = defaultReadLimit());
 

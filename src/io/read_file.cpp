@@ -24,7 +24,7 @@ std::uint64_t physicalMemory() {
 
 std::string tooLarge(const std::string& path, std::uint64_t maxBytes) {
   return inputName(path) + ": more than " + std::to_string(maxBytes) +
-         " bytes, the input cap (a quarter of the memory limit)";
+         " bytes, the input cap (a quarter of --memory-limit, at least 64 MiB)";
 }
 
 }  // namespace
@@ -32,7 +32,10 @@ std::string tooLarge(const std::string& path, std::uint64_t maxBytes) {
 std::uint64_t readLimitFor(std::uint64_t memoryLimitBytes) {
   const std::uint64_t memory = memoryLimitBytes > 0 ? memoryLimitBytes : physicalMemory();
   // Unknown machine size: no cap beyond what the address space allows.
-  return memory > 0 ? memory / 4 : std::numeric_limits<std::uint64_t>::max() / 4;
+  // A limit too small to hold a sizeable workload is the solver's concern
+  // (its tables), not a reason to refuse the file.
+  constexpr std::uint64_t kLeast = std::uint64_t{64} << 20;
+  return memory > 0 ? std::max(memory / 4, kLeast) : std::numeric_limits<std::uint64_t>::max() / 4;
 }
 
 std::uint64_t defaultReadLimit() { return readLimitFor(physicalMemory() / 2); }

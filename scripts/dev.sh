@@ -4,7 +4,9 @@
 #   scripts/dev.sh demo   install what is missing, build, solve a bundled example
 #   scripts/dev.sh test   install what is missing, build twice (plain, and with
 #                         AddressSanitizer + UndefinedBehaviorSanitizer), run
-#                         the whole test suite in both builds
+#                         the whole test suite in both builds, then fuzz each
+#                         libFuzzer target for FUZZ_SECONDS (default 60) with
+#                         clang and both sanitizers (scripts/fuzz.sh)
 #   scripts/dev.sh build  install what is missing and build (build/release)
 #
 # The paper's data is looked up in ../shared (override: DNNPLACE_SHARED=DIR).
@@ -16,7 +18,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 shared=${DNNPLACE_SHARED:-$here/../shared}
 
 packages=(build-essential cmake pkg-config nlohmann-json3-dev libcli11-dev
-          coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time)
+          coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time
+          clang libclang-rt-14-dev)
 
 install_packages() {
   local missing=()
@@ -58,6 +61,7 @@ case "${1:-}" in
       -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_tests build/sanitize
+    FUZZ_SECONDS=${FUZZ_SECONDS:-60} ./scripts/fuzz.sh
     ;;
   build)
     install_packages

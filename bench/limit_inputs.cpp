@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -66,7 +67,7 @@ void chain(long n, long accelerators, long cpus, const char* path) {
     w.node(v, fpga, 10 * fpga, random.uniform(1e6, 1e8));
   }
   w.beginEdges();
-  for (long v = 0; v + 1 < n; ++v) w.edge(v, v + 1, random.uniform(0.01, 1));
+  for (long v = 0; v + 1 < n; ++v) w.edge(v, v + 1, random.uniform(0.01, 1));  // one edge per node
 }
 
 void randomDag(long n, const char* path) {
@@ -77,13 +78,21 @@ void randomDag(long n, const char* path) {
     w.node(v, fpga, 10 * fpga, random.uniform(1e6, 1e8));
   }
   w.beginEdges();
+  // A node's output costs the same on each of its edges (docs/model.md §1).
+  std::vector<double> cost(n);
+  for (double& c : cost) c = random.uniform(0.01, 1);
   for (long v = 1; v < n; ++v) {
-    const long inputs = 1 + static_cast<long>(random.below(3));
-    for (long i = 0; i < inputs; ++i) {
-      // Mostly recent producers, as in a network's layer graph.
-      const long back = 1 + static_cast<long>(random.below(static_cast<std::uint64_t>(v < 20 ? v : 20)));
-      w.edge(v - back, v, random.uniform(0.01, 1));
+    // 1-3 distinct producers, mostly recent ones, as in a network's layer graph.
+    const long window = v < 20 ? v : 20;
+    long chosen[3];
+    int inputs = 0;
+    for (int tries = 1 + static_cast<int>(random.below(3)); tries > 0; --tries) {
+      const long from = v - 1 - static_cast<long>(random.below(static_cast<std::uint64_t>(window)));
+      bool repeated = false;
+      for (int i = 0; i < inputs; ++i) repeated = repeated || chosen[i] == from;
+      if (!repeated) chosen[inputs++] = from;
     }
+    for (int i = 0; i < inputs; ++i) w.edge(chosen[i], v, cost[chosen[i]]);
   }
 }
 
@@ -98,9 +107,11 @@ void denseDag(long n, long edges, const char* path) {
   // Each pair i < j is an edge with probability edges / pairs.
   const double pairs = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
   const double p = edges >= pairs ? 1.0 : edges / pairs;
-  for (long i = 0; i < n; ++i)
+  for (long i = 0; i < n; ++i) {
+    const double cost = random.uniform(0.01, 1);
     for (long j = i + 1; j < n; ++j)
-      if (random.uniform(0, 1) < p) w.edge(i, j, random.uniform(0.01, 1));
+      if (random.uniform(0, 1) < p) w.edge(i, j, cost);
+  }
 }
 
 void onePerDevicePlan(long n, const char* path) {

@@ -42,10 +42,10 @@ run() {
 report() {  # row, label, exit status (reads $work/time and $work/err)
   local wall rss message
   read -r wall rss < <(grep -E '^[0-9.]+ [0-9]+$' "$work/time" | tail -1)
-  # The last line a human reads: the summary or the error on stderr, else
-  # the first two lines of the result (evaluate prints its summary there).
-  message=$( (grep -v '^\s*$' "$work/err" || head -2 "$work/out" 2>/dev/null | tr -s " \n" " " || true) | tail -1 |
-    cut -c1-160 | sed 's/|/\\|/g')
+  # What a human reads: the summary and message (or the error) on stderr,
+  # else the first two lines of the result (evaluate prints its summary there).
+  message=$( (grep -v '^\s*$' "$work/err" || head -2 "$work/out" 2>/dev/null || true) | head -2 |
+    tr -s ' \n' ' ' | cut -c1-300 | sed 's/|/\\|/g')
   printf '| %s | %s | %.1f | %d | %d | %s |\n' "$1" "$2" "$wall" "$((rss / 1024))" "$3" "$message"
 }
 

@@ -2,8 +2,9 @@
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer)
 # and runs each: first once over its regression inputs (tests/fuzz/regressions/,
 # named TARGET-*.json), then coverage-guided fuzzing for FUZZ_SECONDS seconds
-# (default 60) from its seed corpus (tests/fuzz/corpus/TARGET/, copied, so the
-# repository is not written). A finding is saved in the build folder and fails the run.
+# (default 60) from its seed corpus (tests/fuzz/corpus/TARGET/; the pipeline
+# target's is the workload corpus) and its regression inputs, copied, so the
+# repository is not written. A finding is saved in the build folder and fails the run.
 #
 #   scripts/fuzz.sh [TARGET...]     targets: workload plan pipeline (default: all)
 #   env FUZZ_SECONDS, FUZZ_BUILD (default build/fuzz)
@@ -29,8 +30,11 @@ for target in "${targets[@]}"; do
       { tail -30 "$build/$target.regressions.log" >&2; exit 1; }
   fi
   corpus=$(mktemp -d)
-  cp tests/fuzz/corpus/"$target"/* "$corpus"/
-  [ "$target" = pipeline ] && cp tests/fuzz/corpus/workload/* "$corpus"/
+  # The pipeline target reads workloads: it starts from the workload corpus.
+  seeds=tests/fuzz/corpus/"$target"
+  [ "$target" = pipeline ] && seeds=tests/fuzz/corpus/workload
+  cp "$seeds"/* "$corpus"/
+  [ -e "${regressions[0]}" ] && cp "${regressions[@]}" "$corpus"/
   echo "fuzz.sh: $target: fuzzing for $seconds s" >&2
   if ! "$binary" "$corpus" -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=20 \
        -artifact_prefix="$build/$target-" -print_final_stats=1 >"$build/$target.log" 2>&1; then

@@ -43,14 +43,17 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
   command
       ->add_option(
           "--max-ideals", options->maxIdeals,
-          "dp, dp-linear, pipedream: stop past this many ideals (dp returns its best plan; 0: no cap)")
+          "dp, dp-linear, pipedream: stop past this many ideals and return the best plan found (0: no "
+          "cap)")
       ->check(kNonNegativeInteger);
   options->memoryLimitBytes = defaultMemoryLimit();
   command
       ->add_option(
           "--memory-limit", options->memoryLimitBytes,
-          "dp, dp-linear, pipedream: stop past this many bytes of ideals and DP tables (dp returns "
-          "its best plan; 0: no cap; default: half this machine's memory)")
+          "every method stays within this many bytes: the DP stops its lattice and tables there, "
+          "milp builds only a model that fits (a smaller q for latency, or none), scotch, "
+          "local-search and the latency bound shrink their work; inputs are read up to a quarter "
+          "of it (at least 64 MiB); 0: no cap; default: half this machine's memory")
       ->check(kNonNegativeInteger)
       ->capture_default_str();
 }

@@ -29,46 +29,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Under AddressSanitizer the CLI's resident memory holds shadow memory and
-// freed blocks in quarantine: peak memory is asserted in other builds only.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr long kPeakKilobytesLimit = std::numeric_limits<long>::max();
-#else
-constexpr long kPeakKilobytesLimit = 110'000;
-#endif
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// What a CLI run under GNU time reported: exit code, wall seconds, peak
-/// resident kilobytes, and the plan it wrote.
-struct MeasuredRun {
-  int exitCode = -1;
-  double seconds = 0;
-  long peakKilobytes = 0;
-  nlohmann::json plan;
-};
+/// `dnnplace solve WORKLOAD ARGUMENTS...` in a process of its own, and the
+/// plan it wrote (null when none).
+testing::MeasuredRun measuredSolve(const std::filesystem::path& workload,
+                                   std::vector<std::string> arguments, nlohmann::json* plan) {
+  const auto planPath = testing::tempPath(".plan.json");
+  arguments.insert(arguments.begin(), {"solve", workload.string()});
+  arguments.insert(arguments.end(), {"--quiet", "--out", planPath.string()});
+  const testing::MeasuredRun run = testing::runCliMeasured(arguments);
+  std::ifstream planFile(planPath);
+  *plan = planFile ? nlohmann::json::parse(planFile, nullptr, false) : nlohmann::json();
+  std::filesystem::remove(planPath);
+  return run;
+}
 
-/// Runs `dnnplace solve WORKLOAD ARGUMENTS` under /usr/bin/time; false when
-/// GNU time is missing.
-bool measuredSolve(const std::filesystem::path& workload, const std::string& arguments,
-                   MeasuredRun* run) {
-  if (!std::filesystem::exists("/usr/bin/time")) return false;
-  const auto timing = testing::tempPath(".time");
-  const auto plan = testing::tempPath(".plan.json");
-  const std::string line = "/usr/bin/time -f '%e %M' -o '" + timing.string() + "' '" +
-                           DNNPLACE_CLI_PATH + "' solve '" + workload.string() + "' " + arguments +
-                           " --quiet --out '" + plan.string() + "'";
-  const int status = std::system(line.c_str());
-  run->exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream times(timing);
-  times >> run->seconds >> run->peakKilobytes;
-  std::ifstream planFile(plan);
-  if (planFile) run->plan = nlohmann::json::parse(planFile, nullptr, false);
-  std::filesystem::remove(timing);
-  std::filesystem::remove(plan);
-  return true;
+/// Peak memory under a 100 MB limit, with 10% to spare (plain builds).
+void expectPeakWithinLimit(const testing::MeasuredRun& run) {
+  if (testing::kPeakMemoryMeaningful) {
+    EXPECT_LT(run.peakBytes, 110e6) << "peak resident bytes";
+  }
 }
 
 std::filesystem::path generated(const std::string& arguments) {
@@ -129,26 +113,26 @@ TEST(LimitsDp, DeviceStatesPastAnIntAreRefusedCleanly) {
 // (one node per device costs far more than the lower bound).
 TEST(LimitsDp, SeedsKeepTheTimeAndMemoryLimits) {
   const auto workload = generated("chain --blocks 3000 --accelerators 3000 --cpus 3000");
-  MeasuredRun run;
-  if (!measuredSolve(workload, "--time-limit 1 --memory-limit 100000000", &run))
-    GTEST_SKIP() << "/usr/bin/time (Debian package time) is missing";
-  EXPECT_EQ(run.exitCode, 0);
+  nlohmann::json plan;
+  testing::MeasuredRun run =
+      measuredSolve(workload, {"--time-limit", "1", "--memory-limit", "100000000"}, &plan);
+  EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_LT(run.seconds, 3.0);
-  EXPECT_LT(run.peakKilobytes, kPeakKilobytesLimit) << "peak resident KB";
-  ASSERT_TRUE(run.plan.is_object());
-  EXPECT_EQ(run.plan["status"], "feasible");
-  EXPECT_LT(run.plan["maxLoad"].get<double>(), 2 * run.plan["lowerBound"].get<double>())
-      << run.plan.dump();
-  const double lowerBound = run.plan["lowerBound"].get<double>();
+  expectPeakWithinLimit(run);
+  ASSERT_TRUE(plan.is_object());
+  EXPECT_EQ(plan["status"], "feasible");
+  EXPECT_LT(plan["maxLoad"].get<double>(), 2 * plan["lowerBound"].get<double>()) << plan.dump();
+  const double lowerBound = plan["lowerBound"].get<double>();
   // Along one order, the DP's tables are refused as well: the chain found
   // without a lattice is the plan.
-  ASSERT_TRUE(measuredSolve(workload, "--method dp-linear --time-limit 1 --memory-limit 100000000", &run));
-  EXPECT_EQ(run.exitCode, 0);
+  run = measuredSolve(
+      workload, {"--method", "dp-linear", "--time-limit", "1", "--memory-limit", "100000000"}, &plan);
+  EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_LT(run.seconds, 3.0);
-  EXPECT_LT(run.peakKilobytes, kPeakKilobytesLimit) << "peak resident KB";
-  ASSERT_TRUE(run.plan.is_object());
-  EXPECT_EQ(run.plan["status"], "feasible");
-  EXPECT_LT(run.plan["maxLoad"].get<double>(), 2 * lowerBound) << run.plan.dump();
+  expectPeakWithinLimit(run);
+  ASSERT_TRUE(plan.is_object());
+  EXPECT_EQ(plan["status"], "feasible");
+  EXPECT_LT(plan["maxLoad"].get<double>(), 2 * lowerBound) << plan.dump();
   std::filesystem::remove(workload);
 }
 
@@ -179,14 +163,14 @@ TEST(LimitsDp, TheIdealCapHoldsForTheSeeds) {
 // coarse lattices: peak resident memory stays within 10% of it.
 TEST(LimitsDp, TheMemoryLimitHoldsOnALargeLattice) {
   const auto workload = generated("series-parallel --blocks 1 --width 12 --chain-length 20");
-  MeasuredRun run;
-  if (!measuredSolve(workload, "--memory-limit 100000000 --time-limit 5", &run))
-    GTEST_SKIP() << "/usr/bin/time (Debian package time) is missing";
-  EXPECT_EQ(run.exitCode, 0);
-  EXPECT_LT(run.peakKilobytes, kPeakKilobytesLimit) << "peak resident KB";
+  nlohmann::json plan;
+  const testing::MeasuredRun run =
+      measuredSolve(workload, {"--memory-limit", "100000000", "--time-limit", "5"}, &plan);
+  EXPECT_EQ(run.exitCode, 0) << run.err;
+  expectPeakWithinLimit(run);
   EXPECT_LT(run.seconds, 7.0);
-  ASSERT_TRUE(run.plan.is_object());
-  EXPECT_EQ(run.plan["stopReason"], "memory_limit") << run.plan.dump();
+  ASSERT_TRUE(plan.is_object());
+  EXPECT_EQ(plan["stopReason"], "memory_limit") << plan.dump();
   std::filesystem::remove(workload);
 }
 

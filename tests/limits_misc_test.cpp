@@ -35,19 +35,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// AddressSanitizer's shadow memory and quarantine swell the resident set:
-// peaks are asserted in plain builds only.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPeaksMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPeaksMeaningful = false;
-#else
-constexpr bool kPeaksMeaningful = true;
-#endif
-#else
-constexpr bool kPeaksMeaningful = true;
-#endif
 
 /// A DAG of n nodes with an edge i -> j for every pair i < j of odd sum
 /// (about n²/4 edges), k accelerators, memory to spare.
@@ -102,42 +89,6 @@ double secondsOf(const std::function<void()>& f) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// A run of the CLI in a process of its own: exit code, stderr, peak
-/// resident set, wall seconds.
-struct CliRun {
-  int exitCode = -1;
-  std::string err;
-  double peakBytes = 0;
-  double seconds = 0;
-};
-CliRun runCliMeasured(const std::vector<std::string>& arguments) {
-  const auto errPath = testing::tempPath(".err");
-  std::vector<std::string> words = {DNNPLACE_CLI_PATH};
-  words.insert(words.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  CliRun run;
-  const auto start = Clock::now();
-  pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  struct rusage usage {};
-  if (spawned != 0 || wait4(pid, &status, 0, &usage) != pid) return run;
-  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.peakBytes = static_cast<double>(usage.ru_maxrss) * 1024;
-  std::ifstream in(errPath);
-  run.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  std::filesystem::remove(errPath);
-  return run;
-}
 
 /// The workload JSON of chain(n, k, capacity).
 std::string chainJson(int n, int k, double capacity) {
@@ -203,10 +154,10 @@ void expectChainWithinLimits(double capacity, const std::vector<std::string>& me
                                         "--time-limit",   "1",
                                         "--memory-limit", std::to_string(static_cast<long>(kLimit))};
   arguments.insert(arguments.end(), method.begin(), method.end());
-  const CliRun run = runCliMeasured(arguments);
+  const testing::MeasuredRun run = testing::runCliMeasured(arguments);
   EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_LT(run.seconds, 3);
-  if (kPeaksMeaningful) {
+  if (testing::kPeakMemoryMeaningful) {
     EXPECT_LT(run.peakBytes, 1.1 * kLimit);
   }
   EXPECT_NE(run.err.find(expected), std::string::npos) << run.err;

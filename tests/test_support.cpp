@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +63,50 @@ CommandResult runCli(const std::string& arguments) {
   std::filesystem::remove(outPath);
   std::filesystem::remove(errPath);
   return result;
+}
+
+MeasuredRun runCliMeasured(const std::vector<std::string>& arguments) {
+  // GNU time measures the peak: a child spawned from this process would
+  // count this process's own resident pages until its exec, so the CLI
+  // is started by a small program instead.
+  const auto errPath = tempPath(".err");
+  const auto timePath = tempPath(".time");
+  std::vector<std::string> words = {"/usr/bin/time", "-f", "%M", "-o", timePath.string(),
+                                    DNNPLACE_CLI_PATH};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  MeasuredRun run;
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (spawned != 0 || waitpid(pid, &status, 0) != pid) {
+    ADD_FAILURE() << "cannot run /usr/bin/time (Debian package time, installed by scripts/dev.sh)";
+    return run;
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(errPath);
+  run.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  // The last line GNU time wrote is the peak in kilobytes (a line before it
+  // says "Command exited with non-zero status N").
+  std::ifstream timeFile(timePath);
+  std::string line, last;
+  while (std::getline(timeFile, line))
+    if (!line.empty()) last = line;
+  run.peakBytes = last.empty() ? 0 : std::stod(last) * 1024;
+  if (last.empty()) ADD_FAILURE() << "GNU time wrote no peak for: " << words[5];
+  std::filesystem::remove(errPath);
+  std::filesystem::remove(timePath);
+  return run;
 }
 
 Workload parseOrDie(const std::string& json) {

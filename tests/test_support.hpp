@@ -36,6 +36,32 @@ struct CommandResult {
 /// Runs the dnnplace executable with shell-quoted arguments.
 CommandResult runCli(const std::string& arguments);
 
+/// A run of the CLI in a process of its own under GNU time (no shell; stdin
+/// and stdout are /dev/null): exit code, stderr, wall seconds and peak
+/// resident set.
+struct MeasuredRun {
+  int exitCode = -1;
+  std::string err;
+  double seconds = 0;
+  double peakBytes = 0;
+};
+MeasuredRun runCliMeasured(const std::vector<std::string>& arguments);
+
+/// Whether a peak resident set means anything in this build: AddressSanitizer's
+/// shadow memory and quarantine swell it, so memory limits are asserted in
+/// plain builds (CI runs both).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kPeakMemoryMeaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kPeakMemoryMeaningful = false;
+#else
+inline constexpr bool kPeakMemoryMeaningful = true;
+#endif
+#else
+inline constexpr bool kPeakMemoryMeaningful = true;
+#endif
+
 /// Parses workload JSON text or fails the test.
 Workload parseOrDie(const std::string& json);
 

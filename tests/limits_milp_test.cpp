@@ -140,6 +140,24 @@ TEST(MilpLimits, AMemoryLimitShrinksTheLatencyModel) {
   }
 }
 
+// The latency polish tries each class on every accelerator and recomputes
+// the latency per try: with 3000 accelerators one class takes long, so the
+// limit is checked per try and a 1 s run ends well within 2 s.
+TEST(MilpLimits, TheLatencyPolishKeepsTheTimeLimitOnManyAccelerators) {
+  const Workload dag = randomDag(3000, 6);
+  Machine machine = dag.machine;
+  machine.maxFpgas = 3000;
+  machine.maxSizePerFpga /= 100;
+  const Workload w = dag.onMachine(machine);
+  SolveOptions options;
+  options.objective = Objective::Latency;
+  options.timeLimitSeconds = 1;
+  const auto start = Clock::now();
+  const SolveOutcome outcome = solve(w, "milp", options);
+  EXPECT_LT(secondsFrom(start), 2) << outcome.message;
+  ASSERT_TRUE(outcome.found()) << outcome.message;
+}
+
 /// The model built has no more rows, columns and nonzeros than estimated.
 void expectWithin(const milp::Model& model, const milp::ModelSize& size) {
   EXPECT_LE(model.builder.numRows(), size.rows);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -23,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "baselines/common.hpp"
+#include "baselines/local_search.hpp"
 #include "bounds/latency_bound.hpp"
 #include "dnnplace/compare.hpp"
 #include "dnnplace/plan.hpp"
@@ -196,6 +199,85 @@ TEST(LimitsLocalSearch, AMemoryLimitShrinksTheAcceleratorsSearched) {
   expectChainWithinLimits(3, {"--method", "local-search"}, "accelerators (the counts per node");
 }
 
+// The milp's throughput polish runs the local search from the best warm
+// start: under a 100 MB limit its counts table (1.6 GB here) is shrunk or
+// the polish skipped, and the run keeps its time limit.
+TEST(LimitsMilp, ThePolishKeepsTheMemoryLimitOnManyAccelerators) {
+  expectChainWithinLimits(3, {"--method", "milp"}, "feasible");
+}
+
+// Without a memory limit the local search builds its whole counts table
+// (1 GB on 16000 nodes × 16000 accelerators); the deadline is checked while
+// it does, and the best plan known is returned.
+TEST(LimitsLocalSearch, ATimeLimitStopsTheTableConstruction) {
+  const Workload w = chain(16000, 16000, 3);
+  SolveOptions options;
+  options.timeLimitSeconds = 0.3;
+  SolveOutcome outcome;
+  const double seconds = secondsOf([&] { outcome = solve(w, "local-search", options); });
+  ASSERT_TRUE(outcome.found()) << outcome.message;
+  EXPECT_LT(seconds, 0.3 + 1) << outcome.message;
+  EXPECT_EQ(outcome.stop, StopReason::TimeLimit) << outcome.message;
+}
+
+// The same with Ctrl-C (the interrupt flag) under a long time limit.
+TEST(LimitsLocalSearch, AnInterruptStopsTheTableConstruction) {
+  const Workload w = chain(16000, 16000, 3);
+  SolveOptions options;
+  options.timeLimitSeconds = 60;
+  std::atomic<bool> interrupt{false};
+  options.interrupt = &interrupt;
+  Clock::time_point signalled;
+  std::thread ctrlC([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    signalled = Clock::now();
+    interrupt = true;
+  });
+  const SolveOutcome outcome = solve(w, "local-search", options);
+  const auto ended = Clock::now();
+  ctrlC.join();
+  ASSERT_TRUE(outcome.found()) << outcome.message;
+  EXPECT_LT(std::chrono::duration<double>(ended - signalled).count(), 1) << outcome.message;
+  EXPECT_EQ(outcome.stop, StopReason::Interrupt) << outcome.message;
+}
+
+// From a given start under a memory limit: the search covers the start's
+// accelerators plus empty ones up to what fits, and maps the plan back; a
+// start on more accelerators than fit is refused.
+TEST(LimitsLocalSearch, FromAStartTheTableShrinksToTheAcceleratorsUsed) {
+  const Workload w = chain(600, 600, 3);
+  Placement start;
+  start.numAccelerators = 600;
+  start.numCpus = 1;
+  for (int v = 0; v < 600; ++v) start.deviceOf.push_back(v / 3);  // 200 accelerators
+  const double perAccelerator = 4.0 * 600;
+  SolveOptions options;
+  options.timeLimitSeconds = 0.5;
+  options.memoryLimitBytes =
+      static_cast<std::uint64_t>(baseline::workloadBytes(w) + 300 * perAccelerator / 0.8 + 100);
+  const SolveOutcome shrunk = localSearchFrom(w, start, options);
+  ASSERT_TRUE(shrunk.found()) << shrunk.message;
+  EXPECT_NE(shrunk.message.find("searched over 300 of 600"), std::string::npos) << shrunk.message;
+  EXPECT_TRUE(evaluate(w, *shrunk.placement, EvaluateOptions{}).feasible) << shrunk.message;
+  EXPECT_LE(shrunk.objective, evaluate(w, start, EvaluateOptions{}).objective + 1e-9);
+  options.memoryLimitBytes =
+      static_cast<std::uint64_t>(baseline::workloadBytes(w) + 100 * perAccelerator / 0.8);
+  const SolveOutcome refused = localSearchFrom(w, start, options);
+  EXPECT_FALSE(refused.found()) << refused.message;
+  EXPECT_EQ(refused.stop, StopReason::MemoryLimit) << refused.message;
+}
+
+// A memory limit too small for one accelerator's counts: the refusal names
+// the method once.
+TEST(LimitsLocalSearch, TheMemoryRefusalNamesTheMethodOnce) {
+  const auto file = testing::writeTemp(chainJson(200, 20, 3));
+  const testing::MeasuredRun run = testing::runCliMeasured(
+      {"solve", file.string(), "--method", "local-search", "--memory-limit", "1"});
+  EXPECT_NE(run.err.find("local-search: the counts per node and accelerator"), std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("local-search: local-search:"), std::string::npos) << run.err;
+}
+
 // A complexity check, not a speed test: one node listed on each of 200,000
 // devices resolves in linear time (a quadratic search took minutes).
 TEST(LimitsPlan, ANodeOnManyDevicesResolvesInLinearTime) {
@@ -234,13 +316,13 @@ TEST(LimitsReader, AnEndlessPipeStopsAtTheCap) {
   close(fds[0]);  // the writer then fails with EPIPE and ends
   writer.join();
   EXPECT_FALSE(text);
-  EXPECT_EQ(error, path + ": more than 1000000 bytes, the input cap (a quarter of --memory-limit, at least 64 MiB)");
+  EXPECT_EQ(error, path + ": more than 1000000 bytes, the input cap (a quarter of the memory limit, at least 64 MiB)");
 
   // A regular file past the cap is refused before it is read; one at the cap is read.
   const auto file = testing::writeTemp(std::string(1000, ' '), ".json");
   EXPECT_FALSE(readFile(file.string(), &error, 999));
   EXPECT_EQ(error,
-            file.string() + ": more than 999 bytes, the input cap (a quarter of --memory-limit, at least 64 MiB)");
+            file.string() + ": more than 999 bytes, the input cap (a quarter of the memory limit, at least 64 MiB)");
   const auto whole = readFile(file.string(), &error, 1000);
   ASSERT_TRUE(whole) << error;
   EXPECT_EQ(whole->size(), 1000u);

@@ -35,13 +35,19 @@ class ClassMoveSearch {
 
   /// Resets the state to `deviceOfClass` (assumed feasible) and rebuilds all
   /// counts and loads from scratch.
-  void assign(const std::vector<int>& deviceOfClass) {
+  /// Returns false, leaving the state unusable, when the deadline or
+  /// interrupt stops the construction (checked every few thousand classes
+  /// and nodes: on many accelerators the table alone takes seconds).
+  bool assign(const std::vector<int>& deviceOfClass, const Deadline& deadline) {
     deviceOfClass_ = deviceOfClass;
     const int k = numAccelerators_;
+    if (deadline.reached()) return false;
     crossCount_.assign(static_cast<std::size_t>(workload_.numNodes()) * k, 0);
     load_.assign(numDevices_, 0);
     memory_.assign(numDevices_, 0);
+    if (deadline.reached()) return false;
     for (int c = 0; c < workload_.graph().numClasses; ++c) {
+      if ((c & 4095) == 4095 && deadline.reached()) return false;
       const int d = deviceOfClass_[c];
       load_[d] += d < k ? totals_.acceleratorLatency[c] : totals_.cpuLatency[c];
       memory_[d] += totals_.size[c];
@@ -50,12 +56,14 @@ class ClassMoveSearch {
         crossCount_[static_cast<std::size_t>(affectedNode_[i]) * k + d] += affectedCount_[i];
     }
     for (NodeIndex u = 0; u < workload_.numNodes(); ++u) {
+      if ((u & 4095) == 4095 && deadline.reached()) return false;
       if (!isPayer(u)) continue;
       for (int d = 0; d < k; ++d)
         if (pays(u, crossCount_[static_cast<std::size_t>(u) * k + d]))
           load_[d] += workload_.graph().outCost[u];
     }
     refreshSummary();
+    return true;
   }
 
   /// Applies best moves until none improves (returns true) or the deadline /
@@ -69,7 +77,7 @@ class ClassMoveSearch {
       for (int c = 0; c < workload_.graph().numClasses; ++c) {
         // One pass over the classes can be long on a dense graph: stop
         // inside it too (no move is half made).
-        if ((c & 63) == 63 && deadline.reached()) return false;
+        if (((c & 63) == 63 || numAccelerators_ > 4096) && deadline.reached()) return false;
         const int from = deviceOfClass_[c];
         const double fromLoad = load_[from] + removalDelta(c, from);
         auto consider = [&](int to, double toLoad) {
@@ -338,7 +346,7 @@ int stallLimitFor(const Workload& workload) { return std::max(50, 2 * workload.g
 /// by index), each to a uniformly random device with room for it. Returns
 /// false when some class found no room.
 bool randomStart(const Workload& workload, const ClassTotals& totals, std::mt19937_64& rng,
-                 std::vector<int>* deviceOfClass) {
+                 std::vector<int>* deviceOfClass, const Deadline& deadline) {
   const Machine& machine = workload.machine;
   std::vector<int> order(workload.graph().numClasses);
   for (int c = 0; c < workload.graph().numClasses; ++c) order[c] = c;
@@ -347,7 +355,16 @@ bool randomStart(const Workload& workload, const ClassTotals& totals, std::mt199
   std::vector<double> memory(machine.maxFpgas, 0);
   std::vector<int> candidates;
   deviceOfClass->assign(workload.graph().numClasses, -1);
-  for (int c : order) {
+  bool late = false;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const int c = order[i];
+    // Past the deadline the remaining classes go to CPU cores (when there are
+    // any) instead of scanning every accelerator, so a plan still comes out.
+    if ((i & 1023) == 1023 && !late) late = deadline.reached();
+    if (late && machine.maxCpus > 0) {
+      (*deviceOfClass)[c] = machine.maxFpgas + static_cast<int>(rng() % machine.maxCpus);
+      continue;
+    }
     candidates.clear();
     if (totals.supported[c])
       for (int d = 0; d < machine.maxFpgas; ++d)
@@ -393,6 +410,56 @@ SolveOutcome finish(const Workload& workload, const ClassTotals& totals,
   return outcome;
 }
 
+/// The search's one large table holds a count per (node, accelerator).
+double tableBytes(const Workload& workload, int accelerators) {
+  return 4.0 * workload.numNodes() * accelerators;
+}
+
+/// How many accelerators the counts table can cover within the memory limit
+/// (the machine's own when all fit, 0 when not even one does).
+int acceleratorsThatFit(const Workload& workload, const SolveOptions& options) {
+  const double memory = 0.8 * baseline::memoryLeft(workload, options);
+  const int k = workload.machine.maxFpgas;
+  if (k == 0 || tableBytes(workload, k) <= memory) return k;
+  return static_cast<int>(std::min<double>(k, memory / tableBytes(workload, 1)));
+}
+
+SolveOutcome tableRefusal(const std::string& what, double need) {
+  SolveOutcome refused = baseline::refusal(
+      SolveStatus::NoPlan, "the counts per node and accelerator for " + what + " need " +
+                               formatBytes(need) + ", more than the memory limit leaves");
+  refused.stop = StopReason::MemoryLimit;
+  return refused;
+}
+
+/// Runs `search` on a machine with only the accelerators `kept` (renumbered
+/// 0, 1, …; CPU cores follow them) and maps its plan back to the whole
+/// machine, with the whole machine's bound and a note on the shrink.
+template <class Search>
+SolveOutcome onAccelerators(const Workload& workload, const ClassTotals& totals,
+                            const std::vector<int>& kept, Search search) {
+  const int k = workload.machine.maxFpgas;
+  const int fit = static_cast<int>(kept.size());
+  Machine fewer = workload.machine;
+  fewer.maxFpgas = fit;
+  SolveOutcome result = search(workload.onMachine(fewer));
+  if (result.placement) {
+    for (auto& device : result.placement->deviceOf) {
+      if (device == Placement::kUnplaced) continue;
+      device = device < fit ? kept[device] : device + k - fit;
+    }
+    result.placement->numAccelerators = k;
+    // The bound is the whole machine's (fewer accelerators have a higher one).
+    result.lowerBound = objective::throughputLowerBound(workload, totals);
+    result.status = sameObjective(result.objective, result.lowerBound) ? SolveStatus::Optimal
+                                                                       : SolveStatus::Feasible;
+  }
+  result.message += "; searched over " + std::to_string(fit) + " of " + std::to_string(k) +
+                    " accelerators (the counts per node and accelerator for all would need " +
+                    formatBytes(tableBytes(workload, k)) + ", more than the memory limit leaves)";
+  return result;
+}
+
 }  // namespace
 
 namespace {
@@ -414,37 +481,12 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);
   // The counts per (node, accelerator) are the search's one large table:
   // fewer accelerators are searched when it would not fit the memory limit.
-  const double perAccelerator = 4.0 * workload.numNodes();
-  const double memory = 0.8 * baseline::memoryLeft(workload, options);
-  if (workload.machine.maxFpgas > 0 && perAccelerator * workload.machine.maxFpgas > memory) {
-    const int fit =
-        static_cast<int>(std::min<double>(workload.machine.maxFpgas, memory / perAccelerator));
-    const std::string need = formatBytes(perAccelerator * workload.machine.maxFpgas);
-    if (fit < 1) {
-      SolveOutcome refused =
-          baseline::refusal(SolveStatus::NoPlan,
-                            "local-search: its counts per node and accelerator need " + need +
-                                ", more than the memory limit leaves");
-      refused.stop = StopReason::MemoryLimit;
-      return refused;
-    }
-    Machine fewer = workload.machine;
-    fewer.maxFpgas = fit;
-    SolveOutcome result = solveLocalSearchOn(workload.onMachine(fewer), options);
-    if (result.placement) {
-      for (auto& device : result.placement->deviceOf)
-        if (device >= fit) device += workload.machine.maxFpgas - fit;
-      result.placement->numAccelerators = workload.machine.maxFpgas;
-      // The bound is the whole machine's (fewer accelerators have a higher one).
-      result.lowerBound = objective::throughputLowerBound(workload, totals);
-      result.status = sameObjective(result.objective, result.lowerBound) ? SolveStatus::Optimal
-                                                                         : SolveStatus::Feasible;
-    }
-    result.message += "; searched over " + std::to_string(fit) + " of " +
-                      std::to_string(workload.machine.maxFpgas) +
-                      " accelerators (the counts per node and accelerator for all would need " + need +
-                      ", more than the memory limit leaves)";
-    return result;
+  if (const int fit = acceleratorsThatFit(workload, options); fit < workload.machine.maxFpgas) {
+    if (fit < 1) return tableRefusal("one accelerator", tableBytes(workload, 1));
+    std::vector<int> kept(fit);
+    for (int d = 0; d < fit; ++d) kept[d] = d;
+    return onAccelerators(workload, totals, kept,
+                          [&](const Workload& on) { return solveLocalSearchOn(on, options); });
   }
   std::mt19937_64 rng(options.seed);
   ClassMoveSearch search(workload, totals);
@@ -460,18 +502,20 @@ SolveOutcome solveLocalSearchOn(const Workload& workload, const SolveOptions& op
       stoppedEarly = true;
       break;
     }
-    if (!randomStart(workload, totals, rng, &start)) {
+    if (!randomStart(workload, totals, rng, &start, deadline)) {
       ++failedStarts;
       continue;
     }
-    search.assign(start);
-    const bool converged = search.descend(deadline) &&
+    // Building the counts stopped by the deadline: the start is the plan.
+    const bool built = search.assign(start, deadline);
+    const bool converged = built && search.descend(deadline) &&
                            search.iterate(rng, stallLimitFor(workload), deadline);
-    const double load = objective::maxOf(
-        objective::deviceLoads(workload, toPlacement(workload, search.deviceOfClass())));
+    const std::vector<int>& reached = built ? search.deviceOfClass() : start;
+    const double load =
+        objective::maxOf(objective::deviceLoads(workload, toPlacement(workload, reached)));
     if (!found || load < bestLoad) {
       found = true;
-      best = search.deviceOfClass();
+      best = reached;
       bestLoad = load;
     }
     if (!converged) {
@@ -531,12 +575,41 @@ SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
     return failedCall(CallStatus::InvalidInput,
                       "the start placement is infeasible: " + check.violations.front());
   const ClassTotals totals(workload);
+  const int k = machine.maxFpgas;
+  if (const int fit = acceleratorsThatFit(workload, options); fit < k) {
+    // Search over the accelerators the start uses plus empty ones up to what
+    // fits; refused when the start alone uses more than that.
+    std::vector<int> kept, renumbered(k, -1);
+    for (int device : start.deviceOf)
+      if (device >= 0 && device < k && renumbered[device] < 0) {
+        renumbered[device] = static_cast<int>(kept.size());
+        kept.push_back(device);
+      }
+    if (static_cast<int>(kept.size()) > fit || fit < 1)
+      return tableRefusal("the start's " + std::to_string(std::max<std::size_t>(1, kept.size())) +
+                              " accelerators",
+                          tableBytes(workload, std::max<int>(1, static_cast<int>(kept.size()))));
+    for (int d = 0; d < k && static_cast<int>(kept.size()) < fit; ++d)
+      if (renumbered[d] < 0) {
+        renumbered[d] = static_cast<int>(kept.size());
+        kept.push_back(d);
+      }
+    Placement local = start;
+    local.numAccelerators = fit;
+    for (auto& device : local.deviceOf)
+      device = device < k ? renumbered[device] : device - k + fit;
+    return onAccelerators(workload, totals, kept, [&](const Workload& on) {
+      return localSearchFrom(on, local, options);
+    });
+  }
   std::vector<int> deviceOfClass(workload.graph().numClasses);
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
     deviceOfClass[workload.graph().classOf[v]] = start.deviceOf[v];
-  ClassMoveSearch search(workload, totals);
-  search.assign(deviceOfClass);
   const Deadline deadline(options.timeLimitSeconds, options.interrupt);
+  ClassMoveSearch search(workload, totals);
+  if (!search.assign(deviceOfClass, deadline))
+    return finish(workload, totals, deviceOfClass,
+                  "0 moves, stopped by the time limit or an interrupt while counting");
   std::mt19937_64 rng(options.seed);
   const bool converged = search.descend(deadline) &&
                          search.iterate(rng, stallLimitFor(workload), deadline);

@@ -37,7 +37,11 @@ SolveOutcome solveLocalSearch(const Workload& workload, const SolveOptions& opti
 /// One descent plus its iterated local search (kicks drawn from `seed`) from
 /// a given feasible placement, no restarts, within `timeLimitSeconds`. The
 /// result's objective is never above the start's max-load. Returns InvalidInput when
-/// `start` is not a feasible placement for this workload.
+/// `start` is not a feasible placement for this workload. The deadline and
+/// interrupt are checked while the counts are built too; under
+/// `memoryLimitBytes` the counts cover only the accelerators the start uses
+/// plus empty ones up to what fits (NoPlan with StopReason::MemoryLimit when
+/// the start alone uses more).
 SolveOutcome localSearchFrom(const Workload& workload, const Placement& start,
                              const SolveOptions& options);
 

@@ -32,36 +32,47 @@ void polishLatency(const Workload& w, const SolveOptions& options, const Allowed
   const int k = w.machine.maxFpgas;
   Placement p = best->placement;
   std::vector<double> memory(k, 0);
+  std::vector<int> nodesOn(k, 0);
   for (NodeIndex v = 0; v < w.numNodes(); ++v)
-    if (p.deviceOf[v] < k) memory[p.deviceOf[v]] += w.graph().nodes[v].size;
+    if (p.deviceOf[v] < k) {
+      memory[p.deviceOf[v]] += w.graph().nodes[v].size;
+      ++nodesOn[p.deviceOf[v]];
+    }
   const std::vector<double> classSize = objective::ClassTotals(w).size;
   double value = best->objective;
   auto moveClass = [&](int c, int to) {
     const int from = p.deviceOf[w.classMembers(c).front()];
-    if (from < k) memory[from] -= classSize[c];
-    if (to < k) memory[to] += classSize[c];
+    const int members = static_cast<int>(w.classMembers(c).size());
+    if (from < k) {
+      memory[from] -= classSize[c];
+      nodesOn[from] -= members;
+    }
+    if (to < k) {
+      memory[to] += classSize[c];
+      nodesOn[to] += members;
+    }
     for (NodeIndex v : w.classMembers(c)) p.deviceOf[v] = to;
   };
-  bool improved = true, improvedAny = false;
-  while (improved) {
+  bool improved = true, improvedAny = false, stopped = false;
+  while (improved && !stopped) {
     improved = false;
-    for (int c = 0; c < w.graph().numClasses; ++c) {
-      if (limit.elapsed() > seconds || limit.interrupted()) {
-        improved = false;
-        break;
-      }
+    for (int c = 0; c < w.graph().numClasses && !stopped; ++c) {
       const int from = p.deviceOf[w.classMembers(c).front()];
       bool triedEmpty = false;
       for (int to = 0; to <= k; ++to) {
+        // Each try recomputes the whole latency: with many accelerators one
+        // class alone can take seconds, so the limit is checked per try.
+        if (limit.elapsed() > seconds || limit.interrupted()) {
+          stopped = true;
+          break;
+        }
         if (to == from) continue;
         if (to < k) {
           if (!allowed.accelerator[c] || !objective::fitsMemory(memory[to] + classSize[c], w.machine))
             continue;
-          if (memory[to] == 0) {  // empty accelerators are interchangeable
-            bool empty = true;
-            for (NodeIndex v = 0; v < w.numNodes() && empty; ++v) empty = p.deviceOf[v] != to;
-            if (empty && triedEmpty) continue;
-            triedEmpty |= empty;
+          if (nodesOn[to] == 0) {  // empty accelerators are interchangeable
+            if (triedEmpty) continue;
+            triedEmpty = true;
           }
         } else if (!allowed.cpu) {
           continue;
@@ -94,6 +105,12 @@ void polish(const Workload& w, const SolveOptions& options, const Allowed& allow
   sub.timeLimitSeconds = std::max(0.1, seconds);
   sub.progress = nullptr;
   const SolveOutcome o = localSearchFrom(w, best->placement, sub);
+  if (o.stop == StopReason::MemoryLimit) {
+    // polish runs before and after CBC: one note is enough.
+    const std::string note = " (local search polish skipped: " + o.message + ")";
+    if (best->method.find(note) == std::string::npos) best->method += note;
+    return;
+  }
   if ((o.status != SolveStatus::Optimal && o.status != SolveStatus::Feasible) || !o.placement) return;
   const auto value = objectiveFor(w, *o.placement, options);
   if (value && *value < best->objective * (1 - 1e-12))

@@ -169,6 +169,10 @@ int runCompare(CompareArgs& args, OptionSet given) {
   const auto rows = compareMethods(pointers, *names, args.options);
   clearProgress(args.quiet);
   std::cout << formatComparison(rows, args.format);
+  const std::size_t runs = workloads.size() * names->size();
+  if (rows.size() < runs)
+    std::cerr << "compare: interrupted after " << rows.size() << " of " << runs
+              << " runs; the ratios rank the rows shown\n";
   // Infeasible or limited rows are results; an internal error is a bug.
   for (const auto& row : rows)
     if (row.outcome.call == CallStatus::InternalError)

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "dnnplace/evaluator.hpp"
+#include "dnnplace/generator.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {
@@ -179,6 +182,41 @@ TEST(EvaluatorLatency, CyclicWaitBetweenSubgraphsIsInfeasible) {
   EXPECT_EQ(e.violations.back(),
             "subgraphs wait on each other in a cycle, so no schedule exists: accelerator 0 piece "
             "1, accelerator 1 piece 1");
+}
+
+// The latency walk costs the accelerators' spans of the order, not the
+// accelerators times the graph: a chain of 100,000 nodes, each on its own
+// accelerator, is 10^10 steps the quadratic way (over a minute) and 10^5
+// this way. A complexity check with a generous bound, not a speed test.
+TEST(Evaluator, LatencyWithOneNodePerAcceleratorIsNearLinear) {
+  GeneratorOptions options;
+  options.shape = GraphShape::Chain;
+  options.blocks = 100000;
+  options.accelerators = 100000;
+  options.cpus = 0;
+  const Workload w = generateWorkload(options);
+  ASSERT_EQ(w.numNodes(), 100000);
+  Placement p;
+  p.numAccelerators = w.machine.maxFpgas;
+  p.numCpus = 0;
+  p.deviceOf.resize(w.numNodes());
+  for (NodeIndex v = 0; v < w.numNodes(); ++v) p.deviceOf[v] = v;
+  EvaluateOptions latency;
+  latency.objective = Objective::Latency;
+  const auto start = std::chrono::steady_clock::now();
+  const Evaluation e = evaluate(w, p, latency);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(e.feasible);
+  // A chain on distinct devices: every node and every edge's cost twice
+  // (sent, then received) lie on the one path.
+  double expected = 0;
+  for (NodeIndex v = 0; v < w.numNodes(); ++v) {
+    expected += w.graph().nodes[v].fpgaLatency;
+    if (!w.successors(v).empty()) expected += 2 * w.graph().outCost[v];
+  }
+  EXPECT_NEAR(e.objective, expected, 1e-9 * expected);
+  EXPECT_LT(seconds, 10.0);
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ std::vector<std::string> defaultMethods(Objective objective);
 std::optional<std::vector<std::string>> methodsToCompare(const std::string& list, Objective objective,
                                                          std::string* error);
 
-/// Runs each method on each workload (every plan re-checked by the evaluator).
+/// Runs each method on each workload (every plan re-checked by the evaluator);
+/// after an interrupt, the rows run so far (ratios among them).
 std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workloads,
                                        const std::vector<std::string>& methods,
                                        const SolveOptions& options);

@@ -24,7 +24,7 @@ std::uint64_t physicalMemory() {
 
 std::string tooLarge(const std::string& path, std::uint64_t maxBytes) {
   return inputName(path) + ": more than " + std::to_string(maxBytes) +
-         " bytes, the input cap (a quarter of --memory-limit, at least 64 MiB)";
+         " bytes, the input cap (a quarter of the memory limit, at least 64 MiB)";
 }
 
 }  // namespace

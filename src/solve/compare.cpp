@@ -58,10 +58,16 @@ std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workl
                                        const SolveOptions& options) {
   std::vector<CompareRow> rows;
   const std::size_t total = workloads.size() * methodNames.size();
+  // Interrupted: the rows so far, ranked among themselves (the caller says
+  // how many runs are missing).
+  bool interrupted = false;
   for (const Workload* workload : workloads) {
     const std::size_t firstRow = rows.size();
     for (const auto& name : methodNames) {
-      if (options.interrupt && options.interrupt->load()) return rows;
+      if (options.interrupt && options.interrupt->load()) {
+        interrupted = true;
+        break;
+      }
       if (options.progress)
         options.progress("compare " + std::to_string(rows.size() + 1) + "/" + std::to_string(total) +
                          ": " + name + " on " + workload->name);
@@ -86,6 +92,7 @@ std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workl
       rows[i].ratioToBest = best > 0 ? objective / best
                                      : (objective == 0 ? 1.0 : std::numeric_limits<double>::infinity());
     }
+    if (interrupted) break;
   }
   return rows;
 }

@@ -57,15 +57,21 @@ struct Writer {
   }
 };
 
+/// n nodes with latencies of 0.1-10 (accelerator) and ten times that (CPU
+/// core), sizes of 1-100 MB.
+void randomNodes(Writer& w, long n, Random& random) {
+  for (long v = 0; v < n; ++v) {
+    const double fpga = random.uniform(0.1, 10);
+    w.node(v, fpga, 10 * fpga, random.uniform(1e6, 1e8));
+  }
+}
+
 long number(const char* text) { return std::strtol(text, nullptr, 10); }
 
 void chain(long n, long accelerators, long cpus, const char* path) {
   Random random;
   Writer w(path, accelerators, cpus, 1e12);
-  for (long v = 0; v < n; ++v) {
-    const double fpga = random.uniform(0.1, 10);
-    w.node(v, fpga, 10 * fpga, random.uniform(1e6, 1e8));
-  }
+  randomNodes(w, n, random);
   w.beginEdges();
   for (long v = 0; v + 1 < n; ++v) w.edge(v, v + 1, random.uniform(0.01, 1));  // one edge per node
 }
@@ -73,10 +79,7 @@ void chain(long n, long accelerators, long cpus, const char* path) {
 void randomDag(long n, const char* path) {
   Random random;
   Writer w(path, 8, 2, 2e10);
-  for (long v = 0; v < n; ++v) {
-    const double fpga = random.uniform(0.1, 10);
-    w.node(v, fpga, 10 * fpga, random.uniform(1e6, 1e8));
-  }
+  randomNodes(w, n, random);
   w.beginEdges();
   // A node's output costs the same on each of its edges (docs/model.md §1).
   std::vector<double> cost(n);
@@ -99,10 +102,7 @@ void randomDag(long n, const char* path) {
 void denseDag(long n, long edges, const char* path) {
   Random random;
   Writer w(path, 8, 2, 2e10);
-  for (long v = 0; v < n; ++v) {
-    const double fpga = random.uniform(0.1, 10);
-    w.node(v, fpga, 10 * fpga, random.uniform(1e6, 1e8));
-  }
+  randomNodes(w, n, random);
   w.beginEdges();
   // Each pair i < j is an edge with probability edges / pairs.
   const double pairs = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);

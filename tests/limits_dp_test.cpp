@@ -23,16 +23,12 @@
 #include "dnnplace/solver.hpp"
 #include "dp/device_states.hpp"
 #include "test_support.hpp"
+#include "util/deadline.hpp"
 
 namespace dnnplace {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// `dnnplace solve WORKLOAD ARGUMENTS...` in a process of its own, and the
 /// plan it wrote (null when none).

@@ -88,6 +88,26 @@ TEST(Compare, RatiosAreRelativeToTheBestPlanOfEachWorkload) {
   }
 }
 
+// Ctrl-C during a comparison: the rows run so far come back ranked among
+// themselves (the ratio was left at 0 once), the rest are not run.
+TEST(Compare, AnInterruptKeepsTheRowsRunAndRanksThem) {
+  const Workload a = smallWorkload(1), b = smallWorkload(2);
+  std::atomic<bool> interrupt{false};
+  SolveOptions options;
+  options.interrupt = &interrupt;
+  int started = 0;
+  // Progress is reported before each run: the third sees the interrupt.
+  options.progress = [&](const std::string&) {
+    if (++started == 2) interrupt = true;
+  };
+  const auto rows = compareMethods({&a, &b}, {"cpu", "single", "local-search"}, options);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_TRUE(rows[0].outcome.placement && rows[1].outcome.placement);
+  const double best = std::min(rows[0].outcome.objective, rows[1].outcome.objective);
+  EXPECT_DOUBLE_EQ(rows[0].ratioToBest, rows[0].outcome.objective / best);
+  EXPECT_DOUBLE_EQ(rows[1].ratioToBest, rows[1].outcome.objective / best);
+}
+
 TEST(Compare, TextTableIsAlignedAndExplainsMissingPlans) {
   const Workload a = smallWorkload(3);
   SolveOptions options;

@@ -11,6 +11,7 @@
 
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
+#include "dnnplace/import.hpp"
 #include "dnnplace/solver.hpp"
 
 namespace dnnplace::cli {
@@ -32,7 +33,7 @@ std::uint64_t defaultMemoryLimit();
 
 struct SolveArgs {
   std::string workload, method = "dp", out, contiguity = "none", plan;
-  bool quiet = false, verbose = false;
+  bool quiet = false, verbose = false, contractLayers = false;
   SolveOptions options;
 };
 
@@ -59,10 +60,24 @@ struct CompareArgs {
   SolveOptions options;
 };
 
+struct ImportOnnxArgs {
+  std::string model, device, cpu = "xeon-8380-core", granularity = "operator", out;
+  std::vector<std::string> dims;  ///< NAME=VALUE
+  bool quiet = false;
+  OnnxImportOptions options;
+};
+
+struct ImportPipedreamArgs {
+  std::string activations = "charged", out;
+  PipedreamImportOptions options;
+};
+
 int runSolve(SolveArgs& args, OptionSet given);
 int runEvaluate(const EvaluateArgs& args, OptionSet given);
 int runInfo(const InfoArgs& args);
 int runGenerate(GenerateArgs& args);
 int runCompare(CompareArgs& args, OptionSet given);
+int runImportOnnx(ImportOnnxArgs& args);
+int runImportPipedream(ImportPipedreamArgs& args);
 
 }  // namespace dnnplace::cli

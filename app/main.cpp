@@ -32,13 +32,21 @@ int main(int argc, char** argv) {
   CompareArgs cmpArgs;
   cmpArgs.options.timeLimitSeconds = 60;
   auto* cmpCmd = app.add_subcommand("compare", "run several methods side by side");
+  auto* importCmd = app.add_subcommand("import", "write a workload JSON from a model or a profile");
+  importCmd->require_subcommand(1);
+  ImportOnnxArgs onnxArgs;
+  auto* onnxCmd = importCmd->add_subcommand(
+      "onnx", "an ONNX model, costed on a device spec (docs/cost-model.md)");
+  ImportPipedreamArgs pipedreamArgs;
+  auto* pipedreamCmd = importCmd->add_subcommand(
+      "pipedream", "a PipeDream layer profile (graph.txt), as measured (docs/import.md)");
 
   // Only the command named gets its options (CLI11 builds each option's
   // names, checks and help text). It is the first argument that names one,
   // so that `--help solve` shows solve's whole help too.
   std::string_view command;
   for (int i = 1; i < argc && command.empty(); ++i)
-    for (const char* name : {"solve", "evaluate", "info", "generate", "compare"})
+    for (const char* name : {"solve", "evaluate", "info", "generate", "compare", "import"})
       if (std::string_view(argv[i]) == name) command = name;
   if (command == "solve") {
     solveCmd->footer("Methods:" + methodTable());
@@ -60,6 +68,8 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     solveCmd->add_option("--write-model", solveArgs.options.writeModelPath,
                          "milp: also export the model (.lp or .mps)");
+    solveCmd->add_flag("--contract-layers", solveArgs.contractLayers,
+                       "fuse the nodes of each layerId before solving");
     solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
     solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
   } else if (command == "evaluate") {
@@ -134,6 +144,55 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"text", "json", "csv"}))
         ->capture_default_str();
     cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");
+  } else if (command == "import") {
+    onnxCmd->footer("Devices in the catalog (docs/cost-model.md):\n" + deviceCatalogText());
+    onnxCmd->add_option("model", onnxArgs.model, "ONNX model file")->required();
+    onnxCmd->add_option("--device", onnxArgs.device, "accelerator: a catalog name or a spec JSON file")
+        ->required();
+    onnxCmd->add_option("--cpu", onnxArgs.cpu, "CPU core: a catalog name or a spec JSON file")
+        ->capture_default_str();
+    onnxCmd->add_option("--accelerators", onnxArgs.options.accelerators, "k, accelerators")
+        ->check(CLI::Range(0, 1 << 20))
+        ->required();
+    onnxCmd->add_option("--cpus", onnxArgs.options.cpus, "l, CPU cores")
+        ->check(CLI::Range(0, 1 << 20))
+        ->capture_default_str();
+    onnxCmd->add_flag("--training", onnxArgs.options.training,
+                      "add a backward twin per operator; memory for gradients and optimizer");
+    onnxCmd->add_option("--optimizer-states", onnxArgs.options.optimizerStates,
+                        "training: optimizer copies per parameter (Adam: 2)")
+        ->check(finiteNumber("a number >= 0", 0, 1e6, true))
+        ->capture_default_str();
+    onnxCmd->add_option("--dim", onnxArgs.dims, "NAME=VALUE: a symbolic dimension's value");
+    onnxCmd->add_option("--granularity", onnxArgs.granularity, "operator or layer")
+        ->check(CLI::IsMember({"operator", "layer"}))
+        ->capture_default_str();
+    onnxCmd->add_option("--out", onnxArgs.out, "write here instead of stdout");
+    onnxCmd->add_flag("--quiet", onnxArgs.quiet, "no summary on stderr");
+
+    pipedreamCmd->add_option("profile", pipedreamArgs.options.profilePath, "PipeDream graph.txt")
+        ->required();
+    pipedreamCmd
+        ->add_option("--bandwidth", pipedreamArgs.options.bandwidth,
+                     "bytes per second between stages and for the all-reduce")
+        ->check(finiteNumber("a positive number of bytes per second", 0, 1e30, false))
+        ->required();
+    pipedreamCmd->add_option("--accelerators", pipedreamArgs.options.accelerators, "k, accelerators")
+        ->check(CLI::Range(0, 1 << 20))
+        ->required();
+    pipedreamCmd->add_option("--cpus", pipedreamArgs.options.cpus, "l, CPU cores")
+        ->check(CLI::Range(0, 1 << 20))
+        ->capture_default_str();
+    pipedreamCmd->add_option("--memory", pipedreamArgs.options.memory, "bytes per accelerator")
+        ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))
+        ->required();
+    pipedreamCmd->add_flag("--training", pipedreamArgs.options.training,
+                           "backward nodes from backward_compute_time");
+    pipedreamCmd->add_option("--activations", pipedreamArgs.activations,
+                             "charged (activation bytes / bandwidth) or free")
+        ->check(CLI::IsMember({"charged", "free"}))
+        ->capture_default_str();
+    pipedreamCmd->add_option("--out", pipedreamArgs.out, "write here instead of stdout");
   }
 
   try {
@@ -176,6 +235,10 @@ int main(int argc, char** argv) {
       code = runGenerate(genArgs);
     else if (*cmpCmd)
       code = runCompare(cmpArgs, given.read(false, false, cmpArgs.options.diffMaxima));
+    else if (*onnxCmd)
+      code = runImportOnnx(onnxArgs);
+    else if (*pipedreamCmd)
+      code = runImportPipedream(pipedreamArgs);
   } catch (const std::bad_alloc&) {
     return fail("out of memory", kLimit);
   } catch (const std::exception& e) {

@@ -19,7 +19,7 @@ shared=${DNNPLACE_SHARED:-$here/../shared}
 
 packages=(build-essential cmake pkg-config nlohmann-json3-dev libcli11-dev
           coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev libonnx-dev libprotobuf-dev)
 
 install_packages() {
   local missing=()

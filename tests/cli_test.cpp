@@ -63,7 +63,7 @@ TEST(Cli, BadUsageIsExitTwoWithOneLine) {
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_EQ(result.err,
             "dnnplace: unknown command 'frobnicate' (expected one of: solve, evaluate, info, generate, "
-            "compare)\n");
+            "compare, import)\n");
   result = runCli("solve x.json --objective speed");
   EXPECT_EQ(result.exitCode, 2);
 }

@@ -25,6 +25,8 @@ struct Node {
   std::optional<std::int64_t> colorClass;  ///< absent: the node is alone in its class
   double size = 0;                         ///< bytes on an accelerator
   std::string name;                        ///< optional label from the input
+  std::optional<std::int64_t> layerId;     ///< the layer (module) of an operator, for contraction
+  double parameterSize = 0;                ///< bytes of trainable weights (docs/model.md §9)
 };
 
 /// An edge as written in the input, endpoints given by node id.

@@ -9,6 +9,10 @@ struct Machine {
   double maxSizePerFpga = 0;  ///< bytes per accelerator (JSON maxSizePerFPGA)
   int maxFpgas = 0;           ///< k, accelerators (JSON maxFPGAs)
   int maxCpus = 0;            ///< ℓ, CPU cores (JSON maxCPUs)
+  /// docs/model.md §9: bytes per millisecond each replica has for the gradient
+  /// all-reduce (0: absent, no replication); samples between two synchronizations.
+  double syncBandwidth = 0;
+  double samplesPerSync = 1;
 };
 
 }  // namespace dnnplace

@@ -21,7 +21,16 @@ using detail::nodeLabel;
 using json_reader::Field;
 using json_reader::Value;
 
-enum TopField : int { kMaxSize, kMaxFpgas, kMaxCpus, kNodes, kEdges, kTopFields };
+enum TopField : int {
+  kMaxSize,
+  kMaxFpgas,
+  kMaxCpus,
+  kNodes,
+  kEdges,
+  kSyncBandwidth,
+  kSamplesPerSync,
+  kTopFields
+};
 enum NodeField : int {
   kId,
   kSupported,
@@ -31,15 +40,18 @@ enum NodeField : int {
   kColor,
   kSize,
   kName,
+  kLayerId,
+  kParameterSize,
   kNodeFields
 };
 enum EdgeField : int { kSource, kDest, kCost, kEdgeFields };
 
 constexpr std::array<std::string_view, kTopFields> kTopNames = {"maxSizePerFPGA", "maxFPGAs", "maxCPUs",
-                                                                "nodes", "edges"};
+                                                                "nodes", "edges", "syncBandwidth",
+                                                                "samplesPerSync"};
 constexpr std::array<std::string_view, kNodeFields> kNodeNames = {
     "id",  "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode", "colorClass", "size",
-    "name"};
+    "name", "layerId", "parameterSize"};
 constexpr std::array<std::string_view, kEdgeFields> kEdgeNames = {"sourceId", "destId", "cost"};
 
 constexpr int kNone = -1;
@@ -85,6 +97,15 @@ bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::s
     return false;
   if (f[kName].present() && f[kName].value().kind == Value::Kind::String)
     node->name = f[kName].value().string;
+  if (f[kLayerId].present()) {
+    std::int64_t layer = 0;
+    if (!json_reader::readInteger(f[kLayerId], "layerId", true, &layer, where, error)) return false;
+    node->layerId = layer;
+  }
+  if (f[kParameterSize].present() &&
+      !json_reader::readNumber(f[kParameterSize], "parameterSize", false, &node->parameterSize, where,
+                               error))
+    return false;
   return true;
 }
 
@@ -172,6 +193,28 @@ class WorkloadSchema {
       }
     machine.maxFpgas = static_cast<int>(maxFpgas);
     machine.maxCpus = static_cast<int>(maxCpus);
+    if (topFields_[kSyncBandwidth].present()) {
+      double bandwidth = 0;
+      if (!json_reader::readNumber(topFields_[kSyncBandwidth], "syncBandwidth", false, &bandwidth,
+                                   where, error))
+        return std::nullopt;
+      if (!(bandwidth > 0)) {
+        *error = file_ + ": syncBandwidth must be positive (bytes per millisecond), got " +
+                 formatShortest(bandwidth);
+        return std::nullopt;
+      }
+      machine.syncBandwidth = bandwidth;
+    }
+    if (topFields_[kSamplesPerSync].present()) {
+      if (!json_reader::readNumber(topFields_[kSamplesPerSync], "samplesPerSync", false,
+                                   &machine.samplesPerSync, where, error))
+        return std::nullopt;
+      if (!(machine.samplesPerSync >= 1)) {
+        *error = file_ + ": samplesPerSync must be at least 1, got " +
+                 formatShortest(machine.samplesPerSync);
+        return std::nullopt;
+      }
+    }
     if (!json_reader::requireArray(topFields_[kNodes], "nodes", where, error) ||
         !json_reader::requireArray(topFields_[kEdges], "edges", where, error))
       return std::nullopt;
@@ -257,6 +300,8 @@ std::string workloadToJson(const Workload& workload) {
   root["maxSizePerFPGA"] = workload.machine.maxSizePerFpga;
   root["maxFPGAs"] = workload.machine.maxFpgas;
   root["maxCPUs"] = workload.machine.maxCpus;
+  if (workload.machine.syncBandwidth > 0) root["syncBandwidth"] = workload.machine.syncBandwidth;
+  if (workload.machine.samplesPerSync != 1) root["samplesPerSync"] = workload.machine.samplesPerSync;
   nlohmann::json nodes = nlohmann::json::array();
   for (const Node& node : workload.graph().nodes) {
     nlohmann::json item = nlohmann::json::object();
@@ -268,6 +313,8 @@ std::string workloadToJson(const Workload& workload) {
     item["isBackwardNode"] = node.isBackward;
     if (node.colorClass) item["colorClass"] = *node.colorClass;
     item["size"] = node.size;
+    if (node.layerId) item["layerId"] = *node.layerId;
+    if (node.parameterSize != 0) item["parameterSize"] = node.parameterSize;
     nodes.push_back(std::move(item));
   }
   nlohmann::json edges = nlohmann::json::array();

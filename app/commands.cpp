@@ -98,6 +98,7 @@ int runSolve(SolveArgs& args, OptionSet given) {
 
   args.options.contiguity = args.contiguity == "convex" ? Contiguity::Convex : Contiguity::None;
   args.options.expertPlanPath = args.plan;
+  args.options.contractLayers = args.contractLayers;
   showProgress(args.quiet, &args.options);
   const SolveOutcome outcome = solve(*workload, args.method, args.options);
   clearProgress(args.quiet);

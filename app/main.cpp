@@ -167,6 +167,11 @@ int main(int argc, char** argv) {
     onnxCmd->add_option("--granularity", onnxArgs.granularity, "operator or layer")
         ->check(CLI::IsMember({"operator", "layer"}))
         ->capture_default_str();
+    onnxCmd
+        ->add_option("--layer-depth", onnxArgs.options.layerDepth,
+                     "layers: modules at most this deep (2: /layer1/layer1.0); 0: innermost")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
     onnxCmd->add_option("--out", onnxArgs.out, "write here instead of stdout");
     onnxCmd->add_flag("--quiet", onnxArgs.quiet, "no summary on stderr");
 

@@ -57,6 +57,10 @@ struct OnnxImportOptions {
   /// Layer: the operators of one module (their name's scope) fused into one node.
   enum class Granularity { Operator, Layer };
   Granularity granularity = Granularity::Operator;
+  /// A layer is a module at most this deep in the module tree (its scope's
+  /// first components: 2 makes "/layer1/layer1.0" of "/layer1/layer1.0/conv1/Conv");
+  /// 0: the innermost module of each operator.
+  int layerDepth = 0;
   /// Training: optimizer-state copies per parameter (Adam's two moments).
   double optimizerStates = 2;
 };
@@ -100,8 +104,9 @@ std::optional<Workload> importPipedream(const PipedreamImportOptions& options,
 /// apart) into one node, as the reference's -contractLayers does: latencies,
 /// sizes and parameter sizes add up; the fused node's cost is the sum of the
 /// costs of its members with an edge out of the layer; color classes of the
-/// members are merged. Nodes without a layerId stay as they are. Fails (nullopt,
-/// *error) when the fusion makes a cycle, naming a layer on it.
+/// members are merged. Nodes without a layerId stay as they are. Layers on a
+/// directed cycle of the fused graph are fused together. Fails (nullopt,
+/// *error) only if the result breaks a rule of docs/model.md §1.
 std::optional<Workload> contractLayers(const Workload& workload, std::string* error);
 
 }  // namespace dnnplace

@@ -70,6 +70,9 @@ struct SolveOptions {
   int restarts = 10;                         ///< local search
   std::uint64_t maxIdeals = 0;               ///< 0: no cap (DP)
   std::uint64_t memoryLimitBytes = 0;        ///< 0: no cap (DP)
+  /// Fuse the nodes of each layerId first (contractLayers, dnnplace/import.hpp),
+  /// solve the layer graph and place the original nodes as their layers.
+  bool contractLayers = false;
   std::string expertPlanPath;                ///< method "expert"
   std::string writeModelPath;                ///< MILP: export .lp/.mps
   /// Receives progress lines (no trailing newline); may be empty.

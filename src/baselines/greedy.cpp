@@ -13,6 +13,7 @@
 #include "objective/class_totals.hpp"
 #include "objective/latency.hpp"
 #include "util/deadline.hpp"
+#include "util/scc.hpp"
 
 namespace dnnplace {
 namespace {
@@ -30,46 +31,7 @@ std::vector<int> classComponents(const Workload& workload, int* numComponents) {
       if (workload.graph().classOf[u] != workload.graph().classOf[w])
         next[workload.graph().classOf[u]].push_back(workload.graph().classOf[w]);
 
-  std::vector<int> index(numClasses, -1), low(numClasses, 0), component(numClasses, -1);
-  std::vector<int> stack, callStack, edgePosition(numClasses, 0);
-  std::vector<char> onStack(numClasses, 0);
-  int counter = 0;
-  *numComponents = 0;
-  for (int root = 0; root < numClasses; ++root) {
-    if (index[root] >= 0) continue;
-    callStack.push_back(root);
-    index[root] = low[root] = counter++;
-    stack.push_back(root);
-    onStack[root] = 1;
-    while (!callStack.empty()) {
-      const int c = callStack.back();
-      if (edgePosition[c] < static_cast<int>(next[c].size())) {
-        const int d = next[c][edgePosition[c]++];
-        if (index[d] < 0) {
-          index[d] = low[d] = counter++;
-          stack.push_back(d);
-          onStack[d] = 1;
-          callStack.push_back(d);
-        } else if (onStack[d]) {
-          low[c] = std::min(low[c], index[d]);
-        }
-        continue;
-      }
-      callStack.pop_back();
-      if (!callStack.empty()) low[callStack.back()] = std::min(low[callStack.back()], low[c]);
-      if (low[c] == index[c]) {
-        int member;
-        do {
-          member = stack.back();
-          stack.pop_back();
-          onStack[member] = 0;
-          component[member] = *numComponents;
-        } while (member != c);
-        ++*numComponents;
-      }
-    }
-  }
-  return component;
+  return stronglyConnectedComponents(next, numComponents);
 }
 
 }  // namespace

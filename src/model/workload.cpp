@@ -151,7 +151,8 @@ std::optional<Workload> buildWorkload(std::string name, Machine machine, std::ve
     }
     if (!checkSummable(node.cpuLatency, where, "cpuLatency", error) ||
         !checkSummable(node.fpgaLatency, where, "fpgaLatency", error) ||
-        !checkSummable(node.size, where, "size", error))
+        !checkSummable(node.size, where, "size", error) ||
+        !checkSummable(node.parameterSize, where, "parameterSize", error))
       return std::nullopt;
     if (node.colorClass) {
       auto [cit, fresh] = classIndex.emplace(*node.colorClass, w.numClasses);

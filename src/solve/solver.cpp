@@ -15,8 +15,10 @@
 #include "baselines/single.hpp"
 #include "dp/dp.hpp"
 #include "objective/class_totals.hpp"
+#include "preprocess/layers.hpp"
 #include "solve/warm_start.hpp"
 #include "util/deadline.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -259,6 +261,52 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   return outcome;
 }
 
+/// solveAndCheck on the layer graph, its plan mapped back onto the original
+/// nodes and checked again there. The layer graph's optimum is a plan of the
+/// original problem, not its optimum: the outcome is Feasible, without a
+/// bound, and its message gives the layer graph's figures.
+static SolveOutcome solveLayers(const Workload& workload, const std::string& name,
+                                const SolveOptions& options,
+                                std::chrono::steady_clock::time_point start) {
+  std::string error;
+  PhaseTimes contraction;
+  auto fusion = contraction.time("contract-layers", [&] { return fuseLayers(workload, &error); });
+  if (!fusion) {
+    SolveOutcome outcome = failedCall(CallStatus::InvalidInput, error);
+    outcome.method = name;
+    return outcome;
+  }
+  SolveOptions inner = options;
+  inner.contractLayers = false;
+  SolveOutcome outcome = solveAndCheck(fusion->workload, name, inner, start);
+  const std::vector<PhaseTime> first = contraction.take();
+  outcome.phases.insert(outcome.phases.begin(), first.begin(), first.end());
+  if (!outcome.ok() || !outcome.placement) return outcome;
+  const Placement layers = *outcome.placement;
+  Placement& placement = *outcome.placement;
+  placement.deviceOf.resize(workload.numNodes());
+  for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+    placement.deviceOf[v] = layers.deviceOf[fusion->fusedOf[v]];
+  outcome.evaluation = PhaseTimes(&outcome.phases).time("verify", [&] {
+    return evaluate(workload, placement, evaluateOptionsFor(options));
+  });
+  if (!outcome.evaluation.feasible) {
+    outcome.call = CallStatus::InternalError;
+    outcome.message = "internal error: the evaluator rejects the plan of '" + name +
+                      "' mapped back from the layer graph: " + outcome.evaluation.violations.front();
+    return outcome;
+  }
+  const std::string layerFigures = std::string(statusName(outcome.status)) + " on the layer graph (" +
+                                   std::to_string(fusion->workload.numNodes()) + " nodes): " +
+                                   formatTenDigits(outcome.objective);
+  outcome.message = outcome.message.empty() ? layerFigures : layerFigures + "; " + outcome.message;
+  if (outcome.status == SolveStatus::Optimal) outcome.status = SolveStatus::Feasible;
+  outcome.objective = outcome.evaluation.objective;
+  outcome.lowerBound = 0;
+  outcome.gap = 0;
+  return outcome;
+}
+
 SolveOutcome solve(const Workload& workload, const std::string& name, const SolveOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   // The solvers and the re-check may throw (bad_alloc, solver library
@@ -271,7 +319,8 @@ SolveOutcome solve(const Workload& workload, const std::string& name, const Solv
     return outcome;
   };
   try {
-    return solveAndCheck(workload, name, options, start);
+    return options.contractLayers ? solveLayers(workload, name, options, start)
+                                  : solveAndCheck(workload, name, options, start);
   } catch (const std::bad_alloc&) {
     return failed(CallStatus::Ok, StopReason::OutOfMemory, "ran out of memory");
   } catch (const std::exception& e) {

@@ -1,0 +1,301 @@
+// Reading an ONNX model with libonnx: parse, opsets, symbolic dimensions,
+// shape inference, and the static shapes the cost model needs.
+
+#include "import/onnx_model.hpp"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "dnnplace/workload.hpp"
+
+namespace dnnplace::onnx_import {
+
+struct Model::Storage {
+  onnx::ModelProto proto;
+};
+
+Model::Model() : storage_(new Storage) {}
+Model::~Model() { delete storage_; }
+Model::Model(Model&& other) noexcept
+    : tensors(std::move(other.tensors)), operators(std::move(other.operators)), storage_(other.storage_) {
+  other.storage_ = nullptr;
+}
+Model& Model::operator=(Model&& other) noexcept {
+  std::swap(tensors, other.tensors);
+  std::swap(operators, other.operators);
+  std::swap(storage_, other.storage_);
+  return *this;
+}
+
+double Tensor::elements() const {
+  double count = 1;
+  for (std::int64_t d : shape) count *= static_cast<double>(d);
+  return count;
+}
+
+bool Tensor::trainableType() const {
+  return elementType == onnx::TensorProto::FLOAT || elementType == onnx::TensorProto::FLOAT16 ||
+         elementType == onnx::TensorProto::BFLOAT16 || elementType == onnx::TensorProto::DOUBLE;
+}
+
+double elementBytes(int type) {
+  switch (type) {
+    case onnx::TensorProto::BOOL:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8: return 1;
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16: return 2;
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::FLOAT: return 4;
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::COMPLEX64: return 8;
+    case onnx::TensorProto::COMPLEX128: return 16;
+    default: return 0;
+  }
+}
+
+namespace {
+
+const onnx::AttributeProto* findAttribute(const onnx::NodeProto& node, const char* name) {
+  for (const auto& attribute : node.attribute())
+    if (attribute.name() == name) return &attribute;
+  return nullptr;
+}
+
+std::string dimensionText(const onnx::TensorShapeProto::Dimension& dim) {
+  if (dim.has_dim_value()) return std::to_string(dim.dim_value());
+  if (dim.has_dim_param()) return "'" + dim.dim_param() + "'";
+  return "?";
+}
+
+bool fail(ImportError* error, std::string message) {
+  error->message = std::move(message);
+  return false;
+}
+
+/// The standard domains' opsets must be ones this libonnx knows.
+bool checkOpsets(const onnx::ModelProto& model, const std::string& file, ImportError* error) {
+  if (model.opset_import_size() == 0)
+    return fail(error, file + ": the model imports no opset (opset_import is empty)");
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const auto& opset : model.opset_import()) {
+    const std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
+    const auto it = known.find(domain);
+    if (it == known.end()) continue;  // a custom domain: its operators are estimated by bytes
+    if (opset.version() < 1 || opset.version() > it->second.second)
+      return fail(error, file + ": opset " + std::to_string(opset.version()) + " of domain '" +
+                             (domain.empty() ? "ai.onnx" : domain) +
+                             "' is not one this ONNX library knows (1 to " +
+                             std::to_string(it->second.second) + ")");
+  }
+  return true;
+}
+
+/// Gives the graph inputs' symbolic dimensions their --dim values; names a
+/// dimension left symbolic or a --dim the model does not have.
+bool bindDimensions(onnx::GraphProto* graph, const std::set<std::string>& initializers,
+                    const std::vector<std::pair<std::string, std::int64_t>>& dims,
+                    const std::string& file, ImportError* error) {
+  std::map<std::string, std::int64_t> values(dims.begin(), dims.end());
+  std::set<std::string> symbols;
+  for (auto& input : *graph->mutable_input()) {
+    if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      auto* dim = shape->mutable_dim(i);
+      if (dim->has_dim_value()) continue;
+      const std::string symbol = dim->has_dim_param() ? dim->dim_param() : "";
+      symbols.insert(symbol);
+      const auto it = values.find(symbol);
+      if (symbol.empty() || it == values.end())
+        return fail(error, file + ": input '" + input.name() + "' dimension " + std::to_string(i) +
+                               " is symbolic (" + (symbol.empty() ? "unnamed" : "'" + symbol + "'") +
+                               "): give its value with --dim " + (symbol.empty() ? "NAME" : symbol) +
+                               "=N");
+      dim->set_dim_value(it->second);
+    }
+  }
+  for (const auto& [name, value] : dims)
+    if (!symbols.count(name)) {
+      std::string known;
+      for (const auto& symbol : symbols) known += (known.empty() ? "" : ", ") + symbol;
+      return fail(error, file + ": --dim " + name + ": the model's inputs have no symbolic dimension '" +
+                             name + "' (" + (known.empty() ? "they have none" : "they have: " + known) +
+                             ")");
+    }
+  return true;
+}
+
+}  // namespace
+
+std::int64_t Model::intAttribute(const Operator& op, const char* name, std::int64_t fallback) const {
+  const auto* attribute = findAttribute(*op.proto, name);
+  return attribute && attribute->has_i() ? attribute->i() : fallback;
+}
+
+std::vector<std::int64_t> Model::intsAttribute(const Operator& op, const char* name) const {
+  const auto* attribute = findAttribute(*op.proto, name);
+  if (!attribute) return {};
+  return {attribute->ints().begin(), attribute->ints().end()};
+}
+
+std::optional<Model> readModel(const std::string& path,
+                               const std::vector<std::pair<std::string, std::int64_t>>& dims,
+                               ImportError* error) {
+  const std::string file = inputName(path);
+  std::string why;
+  const auto text = readFile(path, &why);
+  if (!text) {
+    error->message = why;
+    return std::nullopt;
+  }
+  Model model;
+  onnx::ModelProto& proto = model.storage_->proto;
+  if (text->empty() || !proto.ParseFromString(*text) || !proto.has_graph() ||
+      proto.graph().node_size() == 0) {
+    error->message = file + ": not an ONNX model (" +
+                     (text->empty() ? std::string("the file is empty")
+                                    : "no ONNX graph could be read from it: a truncated file, or another format") +
+                     ")";
+    return std::nullopt;
+  }
+  if (!checkOpsets(proto, file, error)) return std::nullopt;
+
+  onnx::GraphProto* graph = proto.mutable_graph();
+  std::set<std::string> initializers;
+  for (const auto& init : graph->initializer()) initializers.insert(init.name());
+  std::set<std::string> symbolicInputs;
+  for (const auto& input : graph->input())
+    if (input.type().has_tensor_type())
+      for (const auto& dim : input.type().tensor_type().shape().dim())
+        if (!dim.has_dim_value()) symbolicInputs.insert(input.name());
+  if (!bindDimensions(graph, initializers, dims, file, error)) return std::nullopt;
+  // Shapes are inferred afresh from the bound inputs: the exporter's own
+  // value_info and output shapes still carry the symbolic dimensions.
+  // Static shapes the file gives are kept (an operator of a custom domain has
+  // no inference of its own).
+  auto symbolic = [](const onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return true;
+    for (const auto& dim : info.type().tensor_type().shape().dim())
+      if (!dim.has_dim_value()) return true;
+    return false;
+  };
+  auto* infos = graph->mutable_value_info();
+  infos->erase(std::remove_if(infos->begin(), infos->end(), symbolic), infos->end());
+  for (auto& output : *graph->mutable_output())
+    if (symbolic(output) && output.type().has_tensor_type())
+      output.mutable_type()->mutable_tensor_type()->clear_shape();
+  try {
+    onnx::ShapeInferenceOptions options(false, 0, true);
+    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    error->message = file + ": ONNX shape inference failed: " + e.what();
+    for (char& c : error->message)
+      if (c == '\n') c = ' ';
+    return std::nullopt;
+  }
+
+  // Every tensor: graph inputs, initializers, and what inference found.
+  std::unordered_map<std::string, int> indexOf;
+  std::unordered_map<std::string, const onnx::TypeProto*> typeOf;
+  for (const auto& info : graph->input()) typeOf[info.name()] = &info.type();
+  for (const auto& info : graph->value_info()) typeOf[info.name()] = &info.type();
+  for (const auto& info : graph->output()) typeOf[info.name()] = &info.type();
+  std::unordered_map<std::string, const onnx::TensorProto*> initializerOf;
+  for (const auto& init : graph->initializer()) initializerOf[init.name()] = &init;
+  std::set<std::string> graphInputs, graphOutputs;
+  for (const auto& info : graph->input()) graphInputs.insert(info.name());
+  for (const auto& info : graph->output()) graphOutputs.insert(info.name());
+
+  // `op` and `role` name the tensor's place in a message.
+  auto tensorIndex = [&](const std::string& name, const std::string& where) -> std::optional<int> {
+    if (const auto it = indexOf.find(name); it != indexOf.end()) return it->second;
+    Tensor tensor;
+    tensor.name = name;
+    tensor.isInitializer = initializerOf.count(name) > 0;
+    tensor.isGraphInput = graphInputs.count(name) > 0 && !tensor.isInitializer;
+    tensor.isGraphOutput = graphOutputs.count(name) > 0;
+    tensor.hadSymbolicDims = symbolicInputs.count(name) > 0;
+    if (tensor.isInitializer) {
+      const onnx::TensorProto& init = *initializerOf[name];
+      tensor.elementType = init.data_type();
+      tensor.shape.assign(init.dims().begin(), init.dims().end());
+    } else {
+      const auto it = typeOf.find(name);
+      if (it == typeOf.end() || !it->second->has_tensor_type() ||
+          !it->second->tensor_type().has_shape()) {
+        error->message = file + ": " + where + ": tensor '" + name +
+                         "' has no shape after ONNX shape inference (an operator it cannot infer, "
+                         "or a dimension computed from data)";
+        return std::nullopt;
+      }
+      const auto& type = it->second->tensor_type();
+      tensor.elementType = type.elem_type();
+      for (int i = 0; i < type.shape().dim_size(); ++i) {
+        const auto& dim = type.shape().dim(i);
+        if (!dim.has_dim_value() || dim.dim_value() < 0) {
+          error->message = file + ": " + where + ": tensor '" + name + "' dimension " +
+                           std::to_string(i) + " is " + dimensionText(dim) +
+                           " after shape inference, not a number (bind the model's symbolic "
+                           "dimensions with --dim)";
+          return std::nullopt;
+        }
+        tensor.shape.push_back(dim.dim_value());
+      }
+    }
+    if (elementBytes(tensor.elementType) == 0) {
+      error->message = file + ": " + where + ": tensor '" + name + "' has element type " +
+                       std::to_string(tensor.elementType) + ", of no known size";
+      return std::nullopt;
+    }
+    tensor.bytes = tensor.elements() * elementBytes(tensor.elementType);
+    const int index = static_cast<int>(model.tensors.size());
+    model.tensors.push_back(std::move(tensor));
+    indexOf.emplace(name, index);
+    return index;
+  };
+
+  std::map<std::string, int> typeCount;
+  for (const auto& node : graph->node()) {
+    Operator op;
+    op.type = node.op_type();
+    op.domain = node.domain();
+    op.name = node.name().empty() ? op.type + "_" + std::to_string(typeCount[op.type]) : node.name();
+    ++typeCount[op.type];
+    op.proto = &node;
+    const std::string where = "operator '" + op.name + "' (" + op.type + ")";
+    for (const std::string& input : node.input()) {
+      if (input.empty()) {
+        op.inputs.push_back(-1);
+        continue;
+      }
+      const auto index = tensorIndex(input, where + " input");
+      if (!index) return std::nullopt;
+      op.inputs.push_back(*index);
+    }
+    for (const std::string& output : node.output()) {
+      if (output.empty()) {
+        op.outputs.push_back(-1);
+        continue;
+      }
+      const auto index = tensorIndex(output, where + " output");
+      if (!index) return std::nullopt;
+      op.outputs.push_back(*index);
+    }
+    model.operators.push_back(std::move(op));
+  }
+  return model;
+}
+
+}  // namespace dnnplace::onnx_import

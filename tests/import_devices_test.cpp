@@ -112,6 +112,15 @@ TEST(DeviceCatalog, IsTheDataFileBuiltIn) {
   }
 }
 
+TEST(DeviceCatalog, EveryDeviceIsInTheDocumentsTable) {
+  std::ifstream file(std::string(DNNPLACE_SOURCE_DIR) + "/docs/cost-model.md");
+  ASSERT_TRUE(file);
+  std::stringstream text;
+  text << file.rdbuf();
+  for (const auto& [kind, spec] : deviceCatalog())
+    EXPECT_NE(text.str().find("| `" + spec.name + "` |"), std::string::npos) << spec.name;
+}
+
 TEST(DeviceCatalog, LookupsIgnoreCase) {
   std::string error;
   for (const std::string name : {"a100", "A100", "Tpu-V4", "MI250X"}) {

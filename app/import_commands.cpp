@@ -20,8 +20,7 @@ bool parseDim(const std::string& text, std::pair<std::string, std::int64_t>* dim
   if (eq == std::string::npos || eq == 0 ||
       std::sscanf(text.c_str() + eq + 1, "%" SCNd64 "%n", &value, &used) != 1 ||
       text.c_str()[eq + 1 + used] != '\0' || value <= 0) {
-    *error = "import onnx: --dim expects NAME=VALUE with a positive integer VALUE, got '" + text +
-             "'";
+    *error = "import onnx: --dim expects NAME=VALUE with a positive integer VALUE, got '" + text + "'";
     return false;
   }
   *dim = {text.substr(0, eq), value};

@@ -35,11 +35,12 @@ int main(int argc, char** argv) {
   auto* importCmd = app.add_subcommand("import", "write a workload JSON from a model or a profile");
   importCmd->require_subcommand(1);
   ImportOnnxArgs onnxArgs;
-  auto* onnxCmd = importCmd->add_subcommand(
-      "onnx", "an ONNX model, costed on a device spec (docs/cost-model.md)");
+  auto* onnxCmd =
+      importCmd->add_subcommand("onnx", "an ONNX model, costed on a device spec (docs/cost-model.md)");
   ImportPipedreamArgs pipedreamArgs;
-  auto* pipedreamCmd = importCmd->add_subcommand(
-      "pipedream", "a PipeDream layer profile (graph.txt), as measured (docs/import.md)");
+  auto* pipedreamCmd =
+      importCmd->add_subcommand("pipedream",
+                                "a PipeDream layer profile (graph.txt), as measured (docs/import.md)");
 
   // Only the command named gets its options (CLI11 builds each option's
   // names, checks and help text). It is the first argument that names one,
@@ -159,8 +160,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     onnxCmd->add_flag("--training", onnxArgs.options.training,
                       "add a backward twin per operator; memory for gradients and optimizer");
-    onnxCmd->add_option("--optimizer-states", onnxArgs.options.optimizerStates,
-                        "training: optimizer copies per parameter (Adam: 2)")
+    onnxCmd
+        ->add_option("--optimizer-states", onnxArgs.options.optimizerStates,
+                     "training: optimizer copies per parameter (Adam: 2)")
         ->check(finiteNumber("a number >= 0", 0, 1e6, true))
         ->capture_default_str();
     onnxCmd->add_option("--dim", onnxArgs.dims, "NAME=VALUE: a symbolic dimension's value");
@@ -193,8 +195,9 @@ int main(int argc, char** argv) {
         ->required();
     pipedreamCmd->add_flag("--training", pipedreamArgs.options.training,
                            "backward nodes from backward_compute_time");
-    pipedreamCmd->add_option("--activations", pipedreamArgs.activations,
-                             "charged (activation bytes / bandwidth) or free")
+    pipedreamCmd
+        ->add_option("--activations", pipedreamArgs.activations,
+                     "charged (activation bytes / bandwidth) or free")
         ->check(CLI::IsMember({"charged", "free"}))
         ->capture_default_str();
     pipedreamCmd->add_option("--out", pipedreamArgs.out, "write here instead of stdout");

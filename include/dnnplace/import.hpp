@@ -67,9 +67,9 @@ struct OnnxImportOptions {
 
 /// What the importer saw, for its summary line.
 struct ImportSummary {
-  int operators = 0;             ///< ONNX operators (compute nodes before any fusion)
-  double parameterBytes = 0;     ///< bytes of all parameters
-  double forwardFlops = 0;       ///< FLOPs of one forward pass
+  int operators = 0;                        ///< ONNX operators (compute nodes before any fusion)
+  double parameterBytes = 0;                ///< bytes of all parameters
+  double forwardFlops = 0;                  ///< FLOPs of one forward pass
   std::vector<std::string> bytesOnlyTypes;  ///< operator types estimated by bytes only
 };
 
@@ -90,15 +90,14 @@ struct PipedreamImportOptions {
   double bandwidth = 0;     ///< bytes per second between stages (and for the all-reduce)
   int accelerators = 1;
   int cpus = 0;
-  double memory = 0;        ///< bytes per accelerator
+  double memory = 0;  ///< bytes per accelerator
   bool training = false;
   /// Charge activation transfers at `bandwidth` (false: PipeDream's planner's default, free).
   bool chargeActivations = true;
 };
 
 /// Reads a PipeDream layer profile (docs/import.md) into a workload.
-std::optional<Workload> importPipedream(const PipedreamImportOptions& options,
-                                        ImportError* error);
+std::optional<Workload> importPipedream(const PipedreamImportOptions& options, ImportError* error);
 
 /// Fuses the nodes of each layer (equal layerId; forward and backward nodes
 /// apart) into one node, as the reference's -contractLayers does: latencies,

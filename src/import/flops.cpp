@@ -13,38 +13,134 @@ namespace dnnplace::onnx_import {
 namespace {
 
 const std::set<std::string>& dataMovement() {
-  static const std::set<std::string> types = {
-      "Reshape", "Transpose", "Concat", "Split", "Slice", "Gather", "GatherElements", "GatherND",
-      "Squeeze", "Unsqueeze", "Flatten", "Shape", "Size", "Identity", "Expand", "Tile", "Pad",
-      "Constant", "ConstantOfShape", "Cast", "CastLike", "Range", "ScatterND", "ScatterElements",
-      "Scatter", "DepthToSpace", "SpaceToDepth", "NonZero", "Dropout", "OneHot", "Trilu",
-      "EyeLike", "Compress", "ReverseSequence", "SequenceConstruct", "SplitToSequence"};
+  static const std::set<std::string> types = {"Reshape",
+                                              "Transpose",
+                                              "Concat",
+                                              "Split",
+                                              "Slice",
+                                              "Gather",
+                                              "GatherElements",
+                                              "GatherND",
+                                              "Squeeze",
+                                              "Unsqueeze",
+                                              "Flatten",
+                                              "Shape",
+                                              "Size",
+                                              "Identity",
+                                              "Expand",
+                                              "Tile",
+                                              "Pad",
+                                              "Constant",
+                                              "ConstantOfShape",
+                                              "Cast",
+                                              "CastLike",
+                                              "Range",
+                                              "ScatterND",
+                                              "ScatterElements",
+                                              "Scatter",
+                                              "DepthToSpace",
+                                              "SpaceToDepth",
+                                              "NonZero",
+                                              "Dropout",
+                                              "OneHot",
+                                              "Trilu",
+                                              "EyeLike",
+                                              "Compress",
+                                              "ReverseSequence",
+                                              "SequenceConstruct",
+                                              "SplitToSequence"};
   return types;
 }
 
 const std::set<std::string>& normalizations() {
-  static const std::set<std::string> types = {
-      "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
-      "LpNormalization", "MeanVarianceNormalization", "LRN", "Softmax", "LogSoftmax", "Hardmax"};
+  static const std::set<std::string> types = {"BatchNormalization",
+                                              "LayerNormalization",
+                                              "InstanceNormalization",
+                                              "GroupNormalization",
+                                              "LpNormalization",
+                                              "MeanVarianceNormalization",
+                                              "LRN",
+                                              "Softmax",
+                                              "LogSoftmax",
+                                              "Hardmax"};
   return types;
 }
 
 const std::set<std::string>& elementwise() {
-  static const std::set<std::string> types = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Neg", "Abs", "Reciprocal", "Sqrt", "Exp", "Log",
-      "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Asinh", "Acosh",
-      "Atanh", "Floor", "Ceil", "Round", "Sign", "Relu", "LeakyRelu", "PRelu", "Elu", "Selu",
-      "Celu", "Sigmoid", "HardSigmoid", "HardSwish", "Softplus", "Softsign", "ThresholdedRelu",
-      "Gelu", "Mish", "Clip", "Max", "Min", "Sum", "Mean", "Where", "Equal", "Less", "LessOrEqual",
-      "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "BitShift", "IsNaN", "IsInf",
-      "Resize", "Upsample", "QuantizeLinear", "DequantizeLinear"};
+  static const std::set<std::string> types = {"Add",
+                                              "Sub",
+                                              "Mul",
+                                              "Div",
+                                              "Pow",
+                                              "Mod",
+                                              "Neg",
+                                              "Abs",
+                                              "Reciprocal",
+                                              "Sqrt",
+                                              "Exp",
+                                              "Log",
+                                              "Erf",
+                                              "Sin",
+                                              "Cos",
+                                              "Tan",
+                                              "Asin",
+                                              "Acos",
+                                              "Atan",
+                                              "Sinh",
+                                              "Cosh",
+                                              "Tanh",
+                                              "Asinh",
+                                              "Acosh",
+                                              "Atanh",
+                                              "Floor",
+                                              "Ceil",
+                                              "Round",
+                                              "Sign",
+                                              "Relu",
+                                              "LeakyRelu",
+                                              "PRelu",
+                                              "Elu",
+                                              "Selu",
+                                              "Celu",
+                                              "Sigmoid",
+                                              "HardSigmoid",
+                                              "HardSwish",
+                                              "Softplus",
+                                              "Softsign",
+                                              "ThresholdedRelu",
+                                              "Gelu",
+                                              "Mish",
+                                              "Clip",
+                                              "Max",
+                                              "Min",
+                                              "Sum",
+                                              "Mean",
+                                              "Where",
+                                              "Equal",
+                                              "Less",
+                                              "LessOrEqual",
+                                              "Greater",
+                                              "GreaterOrEqual",
+                                              "Not",
+                                              "And",
+                                              "Or",
+                                              "Xor",
+                                              "BitShift",
+                                              "IsNaN",
+                                              "IsInf",
+                                              "Resize",
+                                              "Upsample",
+                                              "QuantizeLinear",
+                                              "DequantizeLinear"};
   return types;
 }
 
 const std::set<std::string>& reductions() {
-  static const std::set<std::string> types = {
-      "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-      "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin", "CumSum", "TopK"};
+  static const std::set<std::string> types = {"ReduceMean",      "ReduceSum",    "ReduceMax",
+                                              "ReduceMin",       "ReduceProd",   "ReduceL1",
+                                              "ReduceL2",        "ReduceLogSum", "ReduceLogSumExp",
+                                              "ReduceSumSquare", "ArgMax",       "ArgMin",
+                                              "CumSum",          "TopK"};
   return types;
 }
 
@@ -61,7 +157,8 @@ std::optional<double> operatorFlops(const Model& model, const Operator& op) {
   const auto input = [&](std::size_t i) -> const Tensor* {
     return i < op.inputs.size() && op.inputs[i] >= 0 ? &model.tensors[op.inputs[i]] : nullptr;
   };
-  const Tensor* out = !op.outputs.empty() && op.outputs[0] >= 0 ? &model.tensors[op.outputs[0]] : nullptr;
+  const Tensor* out = !op.outputs.empty() && op.outputs[0] >= 0 ? &model.tensors[op.outputs[0]]
+                                                                : nullptr;
   const double outElements = out ? out->elements() : 0;
   const std::string& type = op.type;
 
@@ -86,7 +183,8 @@ std::optional<double> operatorFlops(const Model& model, const Operator& op) {
   if (type == "Gemm") {
     const Tensor* a = input(0);
     if (!a || a->shape.size() != 2) return std::nullopt;
-    const double k = static_cast<double>(model.intAttribute(op, "transA", 0) ? a->shape[0] : a->shape[1]);
+    const double k =
+        static_cast<double>(model.intAttribute(op, "transA", 0) ? a->shape[0] : a->shape[1]);
     return 2 * outElements * k;
   }
   if (type == "Einsum") return std::nullopt;

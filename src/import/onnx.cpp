@@ -64,7 +64,8 @@ bool weightOperand(const std::string& type, std::size_t slot) {
 
 /// 1000 · (max(compute, memory traffic) + overhead): milliseconds.
 double latencyMs(double flops, double bytes, const DeviceSpec& device) {
-  return 1000 * (std::max(flops / device.peakFlops, bytes / device.memoryBandwidth) + device.opOverhead);
+  return 1000 *
+         (std::max(flops / device.peakFlops, bytes / device.memoryBandwidth) + device.opOverhead);
 }
 
 /// The module an operator belongs to: its name's scope ("/layer1/layer1.0/conv1"
@@ -312,7 +313,8 @@ class Importer {
       node.name = built_.nodes[forward].name + " (backward)";
       node.isBackward = true;
       node.layerId = built_.nodes[forward].layerId;
-      node.fpgaLatency = latencyMs(2 * forwardFlops_[compute], 2 * forwardBytes_[compute], options_.accelerator);
+      node.fpgaLatency =
+          latencyMs(2 * forwardFlops_[compute], 2 * forwardBytes_[compute], options_.accelerator);
       node.cpuLatency = latencyMs(2 * forwardFlops_[compute], 2 * forwardBytes_[compute], options_.cpu);
       ++compute;
       built_.nodes[forward].colorClass = forward;
@@ -352,7 +354,7 @@ class Importer {
   std::vector<std::set<int>> readers_;   ///< per parameter root: the compute operators reading it
   std::vector<char> folded_;
   std::vector<std::int64_t> nodeOfOperator_;
-  std::vector<double> cost_;  ///< per node id
+  std::vector<double> cost_;                         ///< per node id
   std::vector<double> forwardFlops_, forwardBytes_;  ///< per compute operator, in order
   std::map<std::pair<std::int64_t, std::int64_t>, double> activationBytes_;  ///< per forward edge
   Built built_;
@@ -366,8 +368,8 @@ std::optional<Workload> importOnnx(const OnnxImportOptions& options, ImportSumma
   if (!summary) summary = &own;
   *summary = ImportSummary();
   const std::string file = inputName(options.modelPath);
-  for (const auto& [spec, what] : {std::pair{&options.accelerator, "accelerator"},
-                                   std::pair{&options.cpu, "CPU core"}})
+  for (const auto& [spec, what] :
+       {std::pair{&options.accelerator, "accelerator"}, std::pair{&options.cpu, "CPU core"}})
     if (!(spec->peakFlops > 0) || !(spec->memoryBandwidth > 0)) {
       error->message = file + ": the " + std::string(what) + " spec '" + spec->name +
                        "' needs a positive peakFlops and memoryBandwidth";
@@ -393,10 +395,11 @@ std::optional<Workload> importOnnx(const OnnxImportOptions& options, ImportSumma
     for (const Node& node : built.nodes) {
       total += node.size;
       if (node.size > options.accelerator.memory) {
-        error->message = file + ": operator '" + node.name + "' needs " + formatBytes(node.size) +
-                         " (parameters" + (options.training ? ", gradients, optimizer state and activations" : "") +
-                         "), more than one " + options.accelerator.name + " holds (" +
-                         formatBytes(options.accelerator.memory) + "), and there is no CPU core (--cpus)";
+        error->message =
+            file + ": operator '" + node.name + "' needs " + formatBytes(node.size) + " (parameters" +
+            (options.training ? ", gradients, optimizer state and activations" : "") +
+            "), more than one " + options.accelerator.name + " holds (" +
+            formatBytes(options.accelerator.memory) + "), and there is no CPU core (--cpus)";
         error->infeasible = true;
         return std::nullopt;
       }

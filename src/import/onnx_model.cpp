@@ -23,7 +23,9 @@ struct Model::Storage {
 Model::Model() : storage_(new Storage) {}
 Model::~Model() { delete storage_; }
 Model::Model(Model&& other) noexcept
-    : tensors(std::move(other.tensors)), operators(std::move(other.operators)), storage_(other.storage_) {
+    : tensors(std::move(other.tensors)),
+      operators(std::move(other.operators)),
+      storage_(other.storage_) {
   other.storage_ = nullptr;
 }
 Model& Model::operator=(Model&& other) noexcept {
@@ -130,9 +132,9 @@ bool bindDimensions(onnx::GraphProto* graph, const std::set<std::string>& initia
     if (!symbols.count(name)) {
       std::string known;
       for (const auto& symbol : symbols) known += (known.empty() ? "" : ", ") + symbol;
-      return fail(error, file + ": --dim " + name + ": the model's inputs have no symbolic dimension '" +
-                             name + "' (" + (known.empty() ? "they have none" : "they have: " + known) +
-                             ")");
+      return fail(error, file + ": --dim " + name +
+                             ": the model's inputs have no symbolic dimension '" + name + "' (" +
+                             (known.empty() ? "they have none" : "they have: " + known) + ")");
     }
   return true;
 }
@@ -164,10 +166,11 @@ std::optional<Model> readModel(const std::string& path,
   onnx::ModelProto& proto = model.storage_->proto;
   if (text->empty() || !proto.ParseFromString(*text) || !proto.has_graph() ||
       proto.graph().node_size() == 0) {
-    error->message = file + ": not an ONNX model (" +
-                     (text->empty() ? std::string("the file is empty")
-                                    : "no ONNX graph could be read from it: a truncated file, or another format") +
-                     ")";
+    error->message =
+        file + ": not an ONNX model (" +
+        (text->empty() ? std::string("the file is empty")
+                       : "no ONNX graph could be read from it: a truncated file, or another format") +
+        ")";
     return std::nullopt;
   }
   if (!checkOpsets(proto, file, error)) return std::nullopt;
@@ -211,7 +214,9 @@ std::optional<Model> readModel(const std::string& path,
   std::unordered_map<std::string, const onnx::TypeProto*> typeOf;
   for (const auto& info : graph->input()) typeOf[info.name()] = &info.type();
   for (const auto& info : graph->value_info()) typeOf[info.name()] = &info.type();
-  for (const auto& info : graph->output()) typeOf[info.name()] = &info.type();
+  for (const auto& info : graph->output())  // a shape from value_info stays
+    if (!typeOf.count(info.name()) || info.type().tensor_type().has_shape())
+      typeOf[info.name()] = &info.type();
   std::unordered_map<std::string, const onnx::TensorProto*> initializerOf;
   for (const auto& init : graph->initializer()) initializerOf[init.name()] = &init;
   std::set<std::string> graphInputs, graphOutputs;

@@ -19,7 +19,7 @@ namespace dnnplace::onnx_import {
 
 struct Tensor {
   std::string name;
-  int elementType = 0;             ///< TensorProto::DataType
+  int elementType = 0;              ///< TensorProto::DataType
   std::vector<std::int64_t> shape;  ///< static, after --dim and shape inference
   double bytes = 0;
   bool isGraphInput = false;   ///< a graph input without an initializer

@@ -76,7 +76,8 @@ std::optional<LayerFusion> fuseLayers(const Workload& workload, std::string* err
     std::vector<std::vector<int>> next(groups.size());
     for (NodeIndex u = 0; u < n; ++u)
       for (NodeIndex w : graph.successors(u))
-        if (fusion.fusedOf[u] != fusion.fusedOf[w]) next[fusion.fusedOf[u]].push_back(fusion.fusedOf[w]);
+        if (fusion.fusedOf[u] != fusion.fusedOf[w])
+          next[fusion.fusedOf[u]].push_back(fusion.fusedOf[w]);
     int numComponents = 0;
     const std::vector<int> component = stronglyConnectedComponents(next, &numComponents);
     if (numComponents < static_cast<int>(groups.size())) {

@@ -297,8 +297,8 @@ static SolveOutcome solveLayers(const Workload& workload, const std::string& nam
     return outcome;
   }
   const std::string layerFigures = std::string(statusName(outcome.status)) + " on the layer graph (" +
-                                   std::to_string(fusion->workload.numNodes()) + " nodes): " +
-                                   formatTenDigits(outcome.objective);
+                                   std::to_string(fusion->workload.numNodes()) +
+                                   " nodes): " + formatTenDigits(outcome.objective);
   outcome.message = outcome.message.empty() ? layerFigures : layerFigures + "; " + outcome.message;
   if (outcome.status == SolveStatus::Optimal) outcome.status = SolveStatus::Feasible;
   outcome.objective = outcome.evaluation.objective;

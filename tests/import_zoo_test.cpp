@@ -212,6 +212,64 @@ TEST(ImportZoo, ContractLayersOnTheOperatorGraphGivesTheLayerGraphsOptimum) {
   }
 }
 
+TEST(ImportZoo, EveryMethodRunsOnAnImportedWorkload) {
+  // Inception-v3 (branching blocks) and BERT (attention), trained on 4 A100s
+  // with 2 CPU cores: every method of the registry, both objectives.
+  DeviceSpec a100, cpu;
+  for (const auto& [kind, spec] : deviceCatalog()) {
+    if (spec.name == "a100") a100 = spec;
+    if (kind == DeviceKind::Cpu) cpu = spec;
+  }
+  ASSERT_EQ(a100.name, "a100");
+  for (const std::string model : {"inception_v3", "bert_base"}) {
+    OnnxImportOptions options = zooOptions(model, 8);
+    options.accelerator = a100;
+    options.cpu = cpu;
+    options.cpus = 2;
+    options.training = true;
+    ImportError error;
+    const auto workload = importOnnx(options, nullptr, &error);
+    ASSERT_TRUE(workload) << error.message;
+    int ran = 0;
+    for (const MethodInfo& method : methods()) {
+      if (method.needsPlan) continue;
+      for (Objective objective : {Objective::Throughput, Objective::Latency}) {
+        if (!(objective == Objective::Throughput ? method.throughput : method.latency)) continue;
+        SolveOptions solveOptions;
+        solveOptions.objective = objective;
+        solveOptions.timeLimitSeconds = 2;
+        solveOptions.q = 2;  // training: forward and backward subgraphs per accelerator
+        const SolveOutcome outcome = solve(*workload, method.name, solveOptions);
+        EXPECT_TRUE(outcome.found()) << model << " " << method.name << " "
+                                     << (objective == Objective::Latency ? "latency" : "throughput")
+                                     << ": " << resultName(outcome) << " " << outcome.message;
+        ++ran;
+      }
+    }
+    EXPECT_GE(ran, 10);
+  }
+}
+
+TEST(ImportZoo, ContractLayersOnTheCommandLine) {
+  const auto operators = testing::tempPath(".json");
+  auto result = testing::runCli("import onnx " + modelPath("bert_base") +
+                                " --device v100 --accelerators 4 --dim batch=8 --dim seq=128 "
+                                "--layer-depth 3 --training --quiet --out " +
+                                operators.string());
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  const auto plan = testing::tempPath(".json");
+  result = testing::runCli("solve " + operators.string() + " --contract-layers --out " + plan.string());
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.err.rfind("dp: feasible, max-load ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("optimal on the layer graph (79 nodes): "), std::string::npos)
+      << result.err;
+  // The plan places every operator and passes the evaluator on the operator graph.
+  result = testing::runCli("evaluate " + operators.string() + " " + plan.string() + " --contiguous");
+  EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("feasible:   yes"), std::string::npos) << result.out;
+}
+
 TEST(ImportZoo, TheReadmesTwoCommands) {
   // README: from a model to a placement in two commands.
   const auto workload = testing::tempPath(".json");

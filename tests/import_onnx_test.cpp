@@ -37,10 +37,8 @@ class ModelBuilder {
     fill(model_.mutable_graph()->add_input(), name, dims, type);
     return *this;
   }
-  ModelBuilder& output(const std::string& name) {
-    auto* info = model_.mutable_graph()->add_output();
-    info->set_name(name);
-    info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  ModelBuilder& output(const std::string& name, const Dims& dims) {
+    fill(model_.mutable_graph()->add_output(), name, dims, onnx::TensorProto::FLOAT);
     return *this;
   }
   ModelBuilder& valueInfo(const std::string& name, const Dims& dims) {
@@ -151,7 +149,7 @@ ModelBuilder convRelu() {
   ModelBuilder::ints(conv, "kernel_shape", {3, 3});
   ModelBuilder::ints(conv, "pads", {1, 1, 1, 1});
   b.node("Relu", "/relu/Relu", {"c"}, {"y"});
-  b.output("y");
+  b.output("y", {std::int64_t{1}, std::int64_t{4}, std::int64_t{8}, std::int64_t{8}});
   return b;
 }
 
@@ -242,7 +240,7 @@ TEST(ImportOnnx, MatMulGemmAndASharedParameter) {
   b.node("MatMul", "/head/MatMul", {"h", "e"}, {"y"});
   b.node("Transpose", "/tie/Transpose", {"e"}, {"et"});  // folded: derived from a parameter
   b.node("MatMul", "/back/MatMul", {"y", "et"}, {"z"});
-  b.output("z");
+  b.output("z", {std::string("batch"), std::int64_t{5}, std::int64_t{16}});
   ImportSummary summary;
   const auto workload = importBuilt(b, {{"batch", 2}}, &summary);
   ASSERT_TRUE(workload);
@@ -278,7 +276,7 @@ TEST(ImportOnnx, GemmWithTransposedOperandAndShapeSubgraphsFolded) {
   b.node("Reshape", "/Reshape", {"x", "shape"}, {"flat"});
   ModelBuilder::integer(b.node("Gemm", "/fc/Gemm", {"flat", "fc.weight", "fc.bias"}, {"y"}), "transB",
                         1);
-  b.output("y");
+  b.output("y", {std::string("batch"), std::int64_t{10}});
   ImportSummary summary;
   const auto workload = importBuilt(b, {{"batch", 4}}, &summary);
   ASSERT_TRUE(workload);
@@ -301,7 +299,7 @@ TEST(ImportOnnx, AnOperatorWithoutARuleIsEstimatedByBytesAndListed) {
   b.node("Relu", "/a/Relu", {"x"}, {"r"});
   b.node("Mystery", "/b/Mystery", {"r"}, {"y"}, "com.example");
   b.valueInfo("y", {std::int64_t{1}, std::int64_t{16}});
-  b.output("y");
+  b.output("y", {std::int64_t{1}, std::int64_t{16}});
   const auto path = b.write();
   ImportSummary summary;
   ImportError error;
@@ -327,7 +325,7 @@ TEST(ImportOnnx, LayerGranularityAndDepthFuseModules) {
       ModelBuilder::ints(node, "kernel_shape", {1, 1});
       last = block + conv;
     }
-  b.output(last);
+  b.output(last, {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{4}});
   const auto path = b.write();
   OnnxImportOptions options = optionsFor(path);
   options.training = true;
@@ -362,7 +360,7 @@ TEST(ImportOnnxErrors, SymbolicDimensionWithoutDim) {
   ModelBuilder b;
   b.input("tokens", {std::string("batch"), std::int64_t{8}});
   b.node("Relu", "/Relu", {"tokens"}, {"y"});
-  b.output("y");
+  b.output("y", {std::string("batch"), std::int64_t{8}});
   const auto path = b.write();
   auto result = importCli(path, "");
   EXPECT_EQ(result.exitCode, 2);
@@ -411,6 +409,19 @@ TEST(ImportOnnxErrors, TruncatedNotOnnxAndUnknownOpset) {
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_EQ(result.err.rfind("dnnplace: /nonexistent/model.onnx: cannot open", 0), 0u) << result.err;
 
+  ModelBuilder dangling;  // reads a tensor nothing makes
+  dangling.input("x", {std::int64_t{1}});
+  dangling.node("Add", "/Add", {"x", "nowhere"}, {"y"});
+  dangling.output("y", {std::int64_t{1}});
+  const auto danglingPath = dangling.write();
+  result = importCli(danglingPath, "");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err.rfind("dnnplace: " + danglingPath.string() + ": not a valid ONNX model: ", 0),
+            0u)
+      << result.err;
+  EXPECT_NE(result.err.find("nowhere"), std::string::npos) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1);
+
   ModelBuilder future = convRelu();
   future.proto().mutable_opset_import(0)->set_version(99);
   const auto path = future.write();
@@ -433,7 +444,7 @@ TEST(ImportOnnxErrors, AnOperatorWhoseOutputHasNoShape) {
   opset->set_version(1);
   b.node("Mystery", "/m/Mystery", {"x"}, {"y"}, "com.example");
   b.node("Relu", "/r/Relu", {"y"}, {"z"});
-  b.output("z");
+  b.output("z", {std::int64_t{1}, std::int64_t{16}});
   const auto path = b.write();
   const auto result = importCli(path, "");
   EXPECT_EQ(result.exitCode, 2);
@@ -449,7 +460,7 @@ TEST(ImportOnnxErrors, ParametersLargerThanEveryDeviceAreInfeasible) {
   b.input("x", {std::int64_t{1}, std::int64_t{1}})
       .input("w", {std::int64_t{1}, std::int64_t{1000000000}});
   b.node("MatMul", "/big/MatMul", {"x", "w"}, {"y"});
-  b.output("y");
+  b.output("y", {std::int64_t{1}, std::int64_t{1000000000}});
   const auto path = b.write();
   const auto spec = testing::writeTemp(
       R"({"name": "small", "peakFlops": 1e12, "memoryBandwidth": 1e12, "memory": 1e9,

@@ -3,6 +3,7 @@
 
 #include "import/onnx_model.hpp"
 
+#include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -81,6 +82,15 @@ std::string dimensionText(const onnx::TensorShapeProto::Dimension& dim) {
   return "?";
 }
 
+/// A library's message on one line, shortened.
+std::string oneLineText(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  if (text.size() > 300) text = text.substr(0, 300) + "...";
+  return text;
+}
+
 bool fail(ImportError* error, std::string message) {
   error->message = std::move(message);
   return false;
@@ -155,13 +165,19 @@ std::vector<std::int64_t> Model::intsAttribute(const Operator& op, const char* n
 std::optional<Model> readModel(const std::string& path,
                                const std::vector<std::pair<std::string, std::int64_t>>& dims,
                                ImportError* error) {
-  const std::string file = inputName(path);
   std::string why;
   const auto text = readFile(path, &why);
   if (!text) {
     error->message = why;
     return std::nullopt;
   }
+  return parseModel(*text, inputName(path), dims, error);
+}
+
+std::optional<Model> parseModel(const std::string& bytes, const std::string& file,
+                                const std::vector<std::pair<std::string, std::int64_t>>& dims,
+                                ImportError* error) {
+  const std::string* text = &bytes;
   Model model;
   onnx::ModelProto& proto = model.storage_->proto;
   if (text->empty() || !proto.ParseFromString(*text) || !proto.has_graph() ||
@@ -174,6 +190,13 @@ std::optional<Model> readModel(const std::string& path,
     return std::nullopt;
   }
   if (!checkOpsets(proto, file, error)) return std::nullopt;
+  // ONNX's own checker first: shape inference assumes a well-formed graph.
+  try {
+    onnx::checker::check_model(proto);
+  } catch (const std::exception& e) {
+    error->message = file + ": not a valid ONNX model: " + oneLineText(e.what());
+    return std::nullopt;
+  }
 
   onnx::GraphProto* graph = proto.mutable_graph();
   std::set<std::string> initializers;
@@ -203,9 +226,7 @@ std::optional<Model> readModel(const std::string& path,
     onnx::ShapeInferenceOptions options(false, 0, true);
     onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    error->message = file + ": ONNX shape inference failed: " + e.what();
-    for (char& c : error->message)
-      if (c == '\n') c = ' ';
+    error->message = file + ": ONNX shape inference failed: " + oneLineText(e.what());
     return std::nullopt;
   }
 

@@ -57,9 +57,9 @@ class Model {
  private:
   struct Storage;
   Storage* storage_ = nullptr;
-  friend std::optional<Model> readModel(const std::string&,
-                                        const std::vector<std::pair<std::string, std::int64_t>>&,
-                                        ImportError*);
+  friend std::optional<Model> parseModel(const std::string&, const std::string&,
+                                         const std::vector<std::pair<std::string, std::int64_t>>&,
+                                         ImportError*);
 };
 
 /// Reads and parses the file, checks its opsets, binds symbolic dimensions,
@@ -69,6 +69,11 @@ class Model {
 std::optional<Model> readModel(const std::string& path,
                                const std::vector<std::pair<std::string, std::int64_t>>& dims,
                                ImportError* error);
+
+/// readModel on the file's bytes; `file` names it in messages.
+std::optional<Model> parseModel(const std::string& bytes, const std::string& file,
+                                const std::vector<std::pair<std::string, std::int64_t>>& dims,
+                                ImportError* error);
 
 /// Bytes per element of an ONNX element type (0 if unknown).
 double elementBytes(int elementType);

@@ -409,6 +409,15 @@ TEST(ImportPipedream, MalformedInputMessages) {
     EXPECT_FALSE(error.infeasible);
     std::filesystem::remove(path);
   }
+  // Options the CLI would refuse, from a library caller.
+  PipedreamImportOptions options;
+  options.profilePath = "graph.txt";
+  options.bandwidth = 0;
+  ImportError error;
+  EXPECT_FALSE(importPipedream(options, &error));
+  EXPECT_EQ(error.message,
+            "graph.txt: import pipedream needs a positive finite bandwidth, a finite memory >= 0 and "
+            "device counts >= 0 (got bandwidth 0, memory 0, 1 accelerators, 0 CPU cores)");
 }
 
 TEST(ImportPipedream, CliErrorsAndExitCodes) {

@@ -318,6 +318,18 @@ std::vector<bool> keptLayers(const Profile& profile) {
 
 std::optional<Workload> importPipedream(const PipedreamImportOptions& options, ImportError* error) {
   const std::string file = inputName(options.profilePath);
+  // The CLI checks these too; a library caller gets the same one-line answer.
+  if (!(options.bandwidth > 0 && std::isfinite(options.bandwidth)) ||
+      !(options.memory >= 0 && std::isfinite(options.memory)) || options.accelerators < 0 ||
+      options.cpus < 0) {
+    error->message = file +
+                     ": import pipedream needs a positive finite bandwidth, a finite memory "
+                     ">= 0 and device counts >= 0 (got bandwidth " +
+                     formatShortest(options.bandwidth) + ", memory " + formatShortest(options.memory) +
+                     ", " + std::to_string(options.accelerators) + " accelerators, " +
+                     std::to_string(options.cpus) + " CPU cores)";
+    return std::nullopt;
+  }
   std::string message;
   const auto text = readFile(options.profilePath, &message);
   if (!text) {

@@ -388,8 +388,10 @@ TEST(ImportPipedream, MalformedInputMessages) {
        "line 3: duplicate node node1 (first on line 1)"},
       {"node1 -- A -- " + ok + "\n\tnode1 -- node7", "line 2: edge names unknown node node7"},
       {"node1 -- A -- " + ok + "\n\tnode1 -- x",
-       "line 2: node id must be nodeN with N a number of at "
-       "most 12 digits, got 'x'"},
+       "line 2: expected 'nodeN -- layer -- fields' or 'nodeA -- nodeB', got 'node1 -- x'"},
+      {"node1 -- Input",
+       "line 1: expected 'nodeN -- layer -- fields' or 'nodeA -- nodeB', got "
+       "'node1 -- Input'"},
       {"node1 -- A -- " + ok + "\nnode2 -- B -- " + ok + "\nnode3 -- C -- " + ok +
            "\n\tnode1 -- node2\n\tnode3 -- node2\n\tnode2 -- node3",
        "line 6: edge node2 -- node3 closes a cycle: node2 -> node3 -> node2"},

@@ -79,6 +79,11 @@ class ProfileParser {
       const auto first = line.find(kSeparator);
       if (first == std::string_view::npos) return fail(lineNumber, malformed(line));
       if (line.find(kSeparator, first + kSeparator.size()) == std::string_view::npos) {
+        // Not two ids: most likely a layer line without its fields.
+        std::int64_t id = 0;
+        if (!readId(trim(line.substr(0, first)), &id) ||
+            !readId(trim(line.substr(first + kSeparator.size())), &id))
+          return fail(lineNumber, malformed(line));
         edgeLines.emplace_back(lineNumber, line);
         continue;
       }
@@ -104,15 +109,18 @@ class ProfileParser {
   }
 
   /// N of "nodeN" (PipeDream's profiler names every layer so).
-  bool parseId(int line, std::string_view text, std::int64_t* id) {
+  static bool readId(std::string_view text, std::int64_t* id) {
     constexpr std::string_view kPrefix = "node";
     const std::string_view digits = text.substr(std::min(text.size(), kPrefix.size()));
     const char* end = digits.data() + digits.size();
     // Ids stay far below 2^53 so that backward ids (N + a power of ten) are exact everywhere.
-    if (text.substr(0, kPrefix.size()) == kPrefix && !digits.empty() && digits.size() <= 12 &&
-        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-        std::from_chars(digits.data(), end, *id).ptr == end)
-      return true;
+    return text.substr(0, kPrefix.size()) == kPrefix && !digits.empty() && digits.size() <= 12 &&
+           std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+           std::from_chars(digits.data(), end, *id).ptr == end;
+  }
+
+  bool parseId(int line, std::string_view text, std::int64_t* id) {
+    if (readId(text, id)) return true;
     fail(line, "node id must be nodeN with N a number of at most 12 digits, got " + quoted(text));
     return false;
   }
@@ -225,7 +233,7 @@ class ProfileParser {
                                        trim(text.substr(separator + kSeparator.size()))};
     for (int i = 0; i < 2; ++i) {
       std::int64_t id = 0;
-      if (!parseId(line, names[i], &id)) return false;
+      readId(names[i], &id);  // checked by parse()
       const auto it = lineOfId_.find(id);
       if (it == lineOfId_.end()) {
         fail(line, "edge names unknown node " + std::string(names[i]));

@@ -173,7 +173,7 @@ TEST(ImportOnnx, ConvolutionFlopsBytesLatencyCostAndMemory) {
   EXPECT_DOUBLE_EQ(conv->fpgaLatency, 1000 * (2240 / 1e9));
   EXPECT_DOUBLE_EQ(conv->cpuLatency, 1000 * (std::max(13824 / 1e10, 2240 / 1e8) + 1e-6));
   EXPECT_DOUBLE_EQ(conv->size, 448);
-  EXPECT_DOUBLE_EQ(conv->parameterSize, 448);
+  EXPECT_EQ(conv->parameterSize, 0);  // inference: no gradients to all-reduce
   EXPECT_DOUBLE_EQ(relu->fpgaLatency, 1000 * (2048 / 1e9));
   EXPECT_EQ(input->fpgaLatency, 0);
   EXPECT_EQ(input->size, 0);
@@ -212,6 +212,7 @@ TEST(ImportOnnx, TrainingAddsTwinsReversedEdgesAndMemoryForGradientsAndState) {
   EXPECT_DOUBLE_EQ(convB->fpgaLatency, 2 * conv->fpgaLatency);  // no overhead in this spec
   // Weights, gradient and Adam's two moments, and the 1024 output bytes kept.
   EXPECT_DOUBLE_EQ(conv->size, 448 * 4 + 1024);
+  EXPECT_DOUBLE_EQ(conv->parameterSize, 448);
   EXPECT_DOUBLE_EQ(relu->size, 1024);
   const Graph& graph = workload->graph();
   const NodeIndex rb = *workload->indexOf(reluB->id), cb = *workload->indexOf(convB->id);
@@ -251,7 +252,7 @@ TEST(ImportOnnx, MatMulGemmAndASharedParameter) {
   const Node* table = nodeNamed(*workload, "e");
   ASSERT_TRUE(table);
   EXPECT_DOUBLE_EQ(table->size, 256);
-  EXPECT_DOUBLE_EQ(table->parameterSize, 256);
+  EXPECT_EQ(table->parameterSize, 0);
   EXPECT_EQ(table->fpgaLatency, 0);
   const Graph& graph = workload->graph();
   const NodeIndex t = *workload->indexOf(table->id);

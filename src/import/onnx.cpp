@@ -194,6 +194,10 @@ class Importer {
     return options_.training ? bytes * (2 + options_.optimizerStates) : bytes;
   }
 
+  /// parameterSize is what a replicated stage's all-reduce moves
+  /// (docs/model.md §9): the weights in training, nothing in inference.
+  double trainedBytes(double bytes) const { return options_.training ? bytes : 0; }
+
   void buildForward() {
     const double link = options_.accelerator.linkBandwidth;
     const std::size_t numTensors = model_.tensors.size();
@@ -220,7 +224,7 @@ class Importer {
         Node node;
         node.name = model_.tensors[t].name;
         node.size = parameterMemory(model_.tensors[t].bytes);
-        node.parameterSize = model_.tensors[t].bytes;
+        node.parameterSize = trainedBytes(model_.tensors[t].bytes);
         summary_->parameterBytes += model_.tensors[t].bytes;
         sharedNode[t] = addNode(node);
         cost_.push_back(0);
@@ -254,7 +258,7 @@ class Importer {
       node.name = op.name;
       node.fpgaLatency = latencyMs(flops.value_or(0), bytes, options_.accelerator);
       node.cpuLatency = latencyMs(flops.value_or(0), bytes, options_.cpu);
-      node.parameterSize = parameters;
+      node.parameterSize = trainedBytes(parameters);
       // Training keeps each operator's outputs for its backward pass.
       node.size = parameterMemory(parameters) + constants + (options_.training ? outputs : 0);
       if (const std::string scope = layerScope(op.name, options_.layerDepth); !scope.empty()) {

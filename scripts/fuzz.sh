@@ -6,7 +6,10 @@
 # target's is the workload corpus) and its regression inputs, copied, so the
 # repository is not written. A finding is saved in the build folder and fails the run.
 #
-#   scripts/fuzz.sh [TARGET...]     targets: workload plan pipeline (default: all)
+# The onnx target starts from the model zoo (examples/models) and takes inputs
+# of up to 256 KiB, the others up to 8 KiB.
+#
+#   scripts/fuzz.sh [TARGET...]     targets: workload plan pipeline onnx (default: all)
 #   env FUZZ_SECONDS, FUZZ_BUILD (default build/fuzz)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,7 +17,7 @@ cd "$here"
 seconds=${FUZZ_SECONDS:-60}
 build=${FUZZ_BUILD:-build/fuzz}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(workload plan pipeline)
+[ ${#targets[@]} -gt 0 ] || targets=(workload plan pipeline onnx)
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDNNPLACE_FUZZ=ON \
   -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_TESTS=OFF -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON >/dev/null
@@ -33,10 +36,14 @@ for target in "${targets[@]}"; do
   # The pipeline target reads workloads: it starts from the workload corpus.
   seeds=tests/fuzz/corpus/"$target"
   [ "$target" = pipeline ] && seeds=tests/fuzz/corpus/workload
-  cp "$seeds"/* "$corpus"/
+  [ "$target" = onnx ] && seeds=examples/models
+  maxlen=8192
+  [ "$target" = onnx ] && maxlen=262144
+  cp "$seeds"/*.* "$corpus"/
+  rm -f "$corpus"/README.md
   [ -e "${regressions[0]}" ] && cp "${regressions[@]}" "$corpus"/
   echo "fuzz.sh: $target: fuzzing for $seconds s" >&2
-  if ! "$binary" "$corpus" -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=20 \
+  if ! "$binary" "$corpus" -max_total_time="$seconds" -max_len="$maxlen" -rss_limit_mb=2048 -timeout=20 \
        -artifact_prefix="$build/$target-" -print_final_stats=1 >"$build/$target.log" 2>&1; then
     tail -40 "$build/$target.log" >&2
     rm -rf "$corpus"

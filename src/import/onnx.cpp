@@ -9,6 +9,7 @@
 
 #include "dnnplace/import.hpp"
 #include "import/flops.hpp"
+#include "import/onnx_import.hpp"
 #include "import/onnx_model.hpp"
 #include "preprocess/layers.hpp"
 #include "util/format.hpp"
@@ -366,25 +367,48 @@ class Importer {
 
 }  // namespace
 
-std::optional<Workload> importOnnx(const OnnxImportOptions& options, ImportSummary* summary,
-                                   ImportError* error) {
-  ImportSummary own;
-  if (!summary) summary = &own;
-  *summary = ImportSummary();
-  const std::string file = inputName(options.modelPath);
+namespace {
+
+/// The device figures the formulas divide by.
+bool usableSpecs(const OnnxImportOptions& options, const std::string& file, ImportError* error) {
   for (const auto& [spec, what] :
        {std::pair{&options.accelerator, "accelerator"}, std::pair{&options.cpu, "CPU core"}})
     if (!(spec->peakFlops > 0) || !(spec->memoryBandwidth > 0)) {
       error->message = file + ": the " + std::string(what) + " spec '" + spec->name +
                        "' needs a positive peakFlops and memoryBandwidth";
-      return std::nullopt;
+      return false;
     }
   if (!(options.accelerator.linkBandwidth > 0)) {
     error->message = file + ": the accelerator spec '" + options.accelerator.name +
                      "' needs a positive linkBandwidth";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Workload> importOnnx(const OnnxImportOptions& options, ImportSummary* summary,
+                                   ImportError* error) {
+  const std::string file = inputName(options.modelPath);
+  if (!usableSpecs(options, file, error)) return std::nullopt;
+  std::string why;
+  const auto bytes = readFile(options.modelPath, &why);
+  if (!bytes) {
+    error->message = why;
     return std::nullopt;
   }
-  auto model = onnx_import::readModel(options.modelPath, options.dims, error);
+  return onnx_import::importOnnxBytes(*bytes, file, options, summary, error);
+}
+
+std::optional<Workload> onnx_import::importOnnxBytes(const std::string& bytes, const std::string& file,
+                                                     const OnnxImportOptions& options,
+                                                     ImportSummary* summary, ImportError* error) {
+  ImportSummary own;
+  if (!summary) summary = &own;
+  *summary = ImportSummary();
+  if (!usableSpecs(options, file, error)) return std::nullopt;
+  auto model = onnx_import::parseModel(bytes, file, options.dims, error);
   if (!model) return std::nullopt;
   Built built = Importer(options, *model, summary).build();
 
@@ -420,7 +444,7 @@ std::optional<Workload> importOnnx(const OnnxImportOptions& options, ImportSumma
   std::string why;
   auto workload = buildWorkload(file, machine, std::move(built.nodes), built.edges, &why);
   if (!workload) {
-    error->message = "internal error: the imported graph breaks a rule: " + why;
+    error->message = file + ": the imported graph is not a valid workload: " + why;
     return std::nullopt;
   }
   if (options.granularity == OnnxImportOptions::Granularity::Operator) return workload;

@@ -162,18 +162,6 @@ std::vector<std::int64_t> Model::intsAttribute(const Operator& op, const char* n
   return {attribute->ints().begin(), attribute->ints().end()};
 }
 
-std::optional<Model> readModel(const std::string& path,
-                               const std::vector<std::pair<std::string, std::int64_t>>& dims,
-                               ImportError* error) {
-  std::string why;
-  const auto text = readFile(path, &why);
-  if (!text) {
-    error->message = why;
-    return std::nullopt;
-  }
-  return parseModel(*text, inputName(path), dims, error);
-}
-
 std::optional<Model> parseModel(const std::string& bytes, const std::string& file,
                                 const std::vector<std::pair<std::string, std::int64_t>>& dims,
                                 ImportError* error) {

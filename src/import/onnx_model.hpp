@@ -62,15 +62,11 @@ class Model {
                                          ImportError*);
 };
 
-/// Reads and parses the file, checks its opsets, binds symbolic dimensions,
-/// runs ONNX shape inference (with data propagation, so that shapes computed
-/// at run time from other shapes are known) and requires every tensor an
-/// operator touches to have a static shape.
-std::optional<Model> readModel(const std::string& path,
-                               const std::vector<std::pair<std::string, std::int64_t>>& dims,
-                               ImportError* error);
-
-/// readModel on the file's bytes; `file` names it in messages.
+/// Parses a model's bytes, checks its opsets and ONNX's own rules, binds
+/// symbolic dimensions, runs ONNX shape inference (with data propagation, so
+/// that shapes computed at run time from other shapes are known) and requires
+/// every tensor an operator touches to have a static shape. `file` names it
+/// in messages.
 std::optional<Model> parseModel(const std::string& bytes, const std::string& file,
                                 const std::vector<std::pair<std::string, std::int64_t>>& dims,
                                 ImportError* error);

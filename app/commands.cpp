@@ -38,6 +38,12 @@ int afterOutput(int code) {
   return code;
 }
 
+/// A workload that would not load, with a hint when it is a model file.
+int loadFailed(const std::string& path, const std::string& error) {
+  const bool onnx = path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+  return fail(onnx ? error + " (an ONNX model? 'dnnplace import onnx' makes a workload of it)" : error);
+}
+
 int exitCodeFor(const SolveOutcome& outcome) {
   switch (outcome.call) {
     case CallStatus::Ok: break;
@@ -91,10 +97,12 @@ int runSolve(SolveArgs& args, OptionSet given) {
   PhaseTimes timer(&phases);  // load, validate, the method's, verify, write
   std::string error;
   std::optional<Workload> workload;
-  if (auto text = timer.time("load", [&] { return readFile(args.workload, &error, readLimitFor(args.options.memoryLimitBytes)); }))
+  if (auto text = timer.time("load", [&] {
+        return readFile(args.workload, &error, readLimitFor(args.options.memoryLimitBytes));
+      }))
     workload =
         timer.time("validate", [&] { return parseWorkload(*text, inputName(args.workload), &error); });
-  if (!workload) return fail(error);
+  if (!workload) return loadFailed(args.workload, error);
 
   args.options.contiguity = args.contiguity == "convex" ? Contiguity::Convex : Contiguity::None;
   args.options.expertPlanPath = args.plan;
@@ -125,7 +133,7 @@ int runEvaluate(const EvaluateArgs& args, OptionSet given) {
     return fail("evaluate: " + why);
   std::string error;
   const auto workload = loadWorkload(args.workload, &error);
-  if (!workload) return fail(error);
+  if (!workload) return loadFailed(args.workload, error);
   const auto evaluation = evaluatePlanFile(*workload, args.plan, args.options, &error);
   if (!evaluation) return fail(error);
   std::cout << (args.format == "json" ? evaluationToJson(*evaluation, args.options)
@@ -136,7 +144,7 @@ int runEvaluate(const EvaluateArgs& args, OptionSet given) {
 int runInfo(const InfoArgs& args) {
   std::string error;
   const auto workload = loadWorkload(args.workload, &error);
-  if (!workload) return fail(error);
+  if (!workload) return loadFailed(args.workload, error);
   std::cout << statisticsToText(*workload,
                                 workloadStatistics(*workload, args.maxIdeals, args.timeLimitSeconds));
   return kOk;
@@ -159,7 +167,7 @@ int runCompare(CompareArgs& args, OptionSet given) {
   std::string error;
   for (const auto& path : args.workloads) {
     auto workload = loadWorkload(path, &error, readLimitFor(args.options.memoryLimitBytes));
-    if (!workload) return fail(error);
+    if (!workload) return loadFailed(path, error);
     workloads.push_back(std::move(*workload));
   }
   const auto names = methodsToCompare(args.methods, args.options.objective, &error);

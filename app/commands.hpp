@@ -63,7 +63,7 @@ struct CompareArgs {
 struct ImportOnnxArgs {
   std::string model, device, cpu = "xeon-8380-core", granularity = "operator", out;
   std::vector<std::string> dims;  ///< NAME=VALUE
-  bool quiet = false;
+  bool quiet = false, optimizerStatesGiven = false;
   OnnxImportOptions options;
 };
 

@@ -1,8 +1,10 @@
 // The import commands: a model or a profile in, a workload JSON out.
 
-#include <cinttypes>
+#include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 #include <utility>
 
 #include "commands.hpp"
@@ -16,15 +18,22 @@ namespace {
 bool parseDim(const std::string& text, std::pair<std::string, std::int64_t>* dim, std::string* error) {
   const auto eq = text.find('=');
   std::int64_t value = 0;
-  int used = 0;
-  if (eq == std::string::npos || eq == 0 ||
-      std::sscanf(text.c_str() + eq + 1, "%" SCNd64 "%n", &value, &used) != 1 ||
-      text.c_str()[eq + 1 + used] != '\0' || value <= 0) {
+  const char* end = text.data() + text.size();
+  const auto parsed = eq == std::string::npos ? std::from_chars_result{end, std::errc::invalid_argument}
+                                              : std::from_chars(text.data() + eq + 1, end, value);
+  if (eq == std::string::npos || eq == 0 || parsed.ec != std::errc() || parsed.ptr != end ||
+      value <= 0) {
     *error = "import onnx: --dim expects NAME=VALUE with a positive integer VALUE, got '" + text + "'";
     return false;
   }
   *dim = {text.substr(0, eq), value};
   return true;
+}
+
+/// Whether two paths name one existing file.
+bool sameFile(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return std::filesystem::equivalent(a, b, error);
 }
 
 int importFailed(const ImportError& error) {
@@ -38,8 +47,16 @@ int runImportOnnx(ImportOnnxArgs& args) {
   for (const std::string& text : args.dims) {
     std::pair<std::string, std::int64_t> dim;
     if (!parseDim(text, &dim, &error)) return fail(error);
+    for (const auto& [name, value] : args.options.dims)
+      if (name == dim.first) return fail("import onnx: --dim " + name + " is given twice");
     args.options.dims.push_back(dim);
   }
+  if (args.optimizerStatesGiven && !args.options.training)
+    return fail("import onnx: --optimizer-states applies to --training only");
+  if (args.options.accelerators == 0 && args.options.cpus == 0)
+    return fail("import onnx: the machine has no device: give --accelerators or --cpus");
+  if (!args.out.empty() && sameFile(args.out, args.model))
+    return fail("import onnx: --out " + args.out + " is the model itself");
   const auto accelerator = loadDeviceSpec(args.device, DeviceKind::Accelerator, &error);
   if (!accelerator) return fail("import onnx: --device: " + error);
   const auto cpu = loadDeviceSpec(args.cpu, DeviceKind::Cpu, &error);

@@ -164,7 +164,8 @@ int main(int argc, char** argv) {
         ->add_option("--optimizer-states", onnxArgs.options.optimizerStates,
                      "training: optimizer copies per parameter (Adam: 2)")
         ->check(finiteNumber("a number >= 0", 0, 1e6, true))
-        ->capture_default_str();
+        ->capture_default_str()
+        ->each([&onnxArgs](const std::string&) { onnxArgs.optimizerStatesGiven = true; });
     onnxCmd->add_option("--dim", onnxArgs.dims, "NAME=VALUE: a symbolic dimension's value");
     onnxCmd->add_option("--granularity", onnxArgs.granularity, "operator or layer")
         ->check(CLI::IsMember({"operator", "layer"}))

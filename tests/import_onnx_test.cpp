@@ -480,3 +480,69 @@ TEST(ImportOnnxErrors, ParametersLargerThanEveryDeviceAreInfeasible) {
 
 }  // namespace
 }  // namespace dnnplace
+
+namespace dnnplace {
+namespace {
+
+TEST(ImportOnnx, RecurrentLayersCountTheirMatrixProducts) {
+  // An LSTM over 7 steps of a batch of 3, input 5, hidden 4: W [1, 16, 5], R [1, 16, 4].
+  ModelBuilder b;
+  b.input("x", {std::int64_t{7}, std::int64_t{3}, std::int64_t{5}})
+      .input("w", {std::int64_t{1}, std::int64_t{16}, std::int64_t{5}})
+      .input("r", {std::int64_t{1}, std::int64_t{16}, std::int64_t{4}});
+  ModelBuilder::integer(b.node("LSTM", "/lstm/LSTM", {"x", "w", "r"}, {"y"}), "hidden_size", 4);
+  b.output("y", {std::int64_t{7}, std::int64_t{1}, std::int64_t{3}, std::int64_t{4}});
+  ImportSummary summary;
+  ASSERT_TRUE(importBuilt(b, {}, &summary));
+  EXPECT_DOUBLE_EQ(summary.forwardFlops, 2.0 * 7 * 3 * (80 + 64));
+  EXPECT_TRUE(summary.bytesOnlyTypes.empty());
+  EXPECT_DOUBLE_EQ(summary.parameterBytes, (80 + 64) * 4);
+}
+
+TEST(ImportOnnxErrors, OptionsThatCannotWork) {
+  const auto model = convRelu().write();
+  auto result = importCli(model, "--optimizer-states 1");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: import onnx: --optimizer-states applies to --training only\n");
+  result = runCli("import onnx '" + model.string() + "' --device a100 --accelerators 0");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err,
+            "dnnplace: import onnx: the machine has no device: give --accelerators or --cpus\n");
+  result = runCli("import onnx '" + model.string() + "' --device a100 --accelerators 1 --out '" +
+                  model.string() + "'");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: import onnx: --out " + model.string() + " is the model itself\n");
+  ModelBuilder symbolic;
+  symbolic.input("x", {std::string("batch")});
+  symbolic.node("Relu", "/Relu", {"x"}, {"y"});
+  symbolic.output("y", {std::string("batch")});
+  const auto symbolicPath = symbolic.write();
+  result = importCli(symbolicPath, "--dim batch=1 --dim batch=2");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: import onnx: --dim batch is given twice\n");
+  result = importCli(symbolicPath, "--dim batch=99999999999999999999");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err.rfind("dnnplace: import onnx: --dim expects NAME=VALUE with a positive integer",
+                             0),
+            0u)
+      << result.err;
+  // A model given where a workload is wanted.
+  result = runCli("solve '" + model.string() + "'");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("(an ONNX model? 'dnnplace import onnx' makes a workload of it)\n"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST(ImportOnnxErrors, AGraphWithoutOperators) {
+  ModelBuilder empty;
+  empty.input("x", {std::int64_t{1}});
+  empty.output("x", {std::int64_t{1}});
+  const auto path = empty.write();
+  const auto result = importCli(path, "");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: " + path.string() + ": the model's graph has no operators\n");
+}
+
+}  // namespace
+}  // namespace dnnplace

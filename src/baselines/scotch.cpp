@@ -389,8 +389,8 @@ int repairMemory(const Workload& workload, const ClassTotals& totals, std::vecto
         target = k + core;
       } else {
         *failure = "scotch's partition violates accelerator memory: accelerator " + std::to_string(d) +
-                   " needs " + std::to_string(memory[d]) + " bytes, holds " +
-                   std::to_string(machine.maxSizePerFpga) + ", and no other device has room for " +
+                   " needs " + formatBytes(memory[d]) + ", holds " +
+                   formatBytes(machine.maxSizePerFpga) + ", and no other device has room for " +
                    objective::describeClass(workload, c);
         return -1;
       }

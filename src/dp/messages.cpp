@@ -56,7 +56,8 @@ std::string noChainReason(const Workload& workload) {
   for (const Node& node : workload.graph().nodes) total += node.size;
   return "no contiguous placement: " + std::to_string(m.maxFpgas) + " accelerator(s) of " +
          formatBytes(m.maxSizePerFpga) + " and " + std::to_string(m.maxCpus) +
-         " CPU core(s) cannot cover the graph (" + formatBytes(total) + " in total)";
+         " CPU core(s) cannot cover the graph in contiguous blocks (" + formatBytes(total) +
+         " in total); a non-contiguous placement may exist: try --method milp or local-search";
 }
 
 std::string limitMessage(const ChainResult& chain, const SolveOptions& options) {

@@ -187,6 +187,17 @@ std::optional<double> operatorFlops(const Model& model, const Operator& op) {
         static_cast<double>(model.intAttribute(op, "transA", 0) ? a->shape[0] : a->shape[1]);
     return 2 * outElements * k;
   }
+  if (type == "LSTM" || type == "GRU" || type == "RNN") {
+    // Every step multiplies the input by W [dirs, gates·hidden, input] and the
+    // state by R [dirs, gates·hidden, hidden]: 2 · seq · batch · (|W| + |R|);
+    // the gates' elementwise work is small beside it.
+    const Tensor *x = input(0), *w = input(1), *r = input(2);
+    if (!x || !w || !r || x->shape.size() != 3) return std::nullopt;
+    const bool batchFirst = model.intAttribute(op, "layout", 0) == 1;
+    const double steps = static_cast<double>(x->shape[batchFirst ? 1 : 0]);
+    const double batch = static_cast<double>(x->shape[batchFirst ? 0 : 1]);
+    return 2 * steps * batch * (w->elements() + r->elements());
+  }
   if (type == "Einsum") return std::nullopt;
   if (normalizations().count(type)) return 5 * outElements;
   if (type == "MaxPool" || type == "AveragePool" || type == "LpPool") {

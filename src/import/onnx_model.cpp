@@ -168,8 +168,12 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
   const std::string* text = &bytes;
   Model model;
   onnx::ModelProto& proto = model.storage_->proto;
-  if (text->empty() || !proto.ParseFromString(*text) || !proto.has_graph() ||
+  if (!text->empty() && proto.ParseFromString(*text) && proto.has_graph() &&
       proto.graph().node_size() == 0) {
+    error->message = file + ": the model's graph has no operators";
+    return std::nullopt;
+  }
+  if (text->empty() || !proto.ParseFromString(*text) || !proto.has_graph()) {
     error->message =
         file + ": not an ONNX model (" +
         (text->empty() ? std::string("the file is empty")
@@ -259,10 +263,13 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
       for (int i = 0; i < type.shape().dim_size(); ++i) {
         const auto& dim = type.shape().dim(i);
         if (!dim.has_dim_value() || dim.dim_value() < 0) {
+          // A symbol of the inputs would have been bound; any other comes from
+          // inference (ONNX names them unk__N): a size it could not compute.
           error->message = file + ": " + where + ": tensor '" + name + "' dimension " +
                            std::to_string(i) + " is " + dimensionText(dim) +
-                           " after shape inference, not a number (bind the model's symbolic "
-                           "dimensions with --dim)";
+                           " after shape inference, not a number: ONNX shape inference could not "
+                           "compute it (a size that depends on data, or on values it does not "
+                           "follow; docs/cost-model.md §1 says how to export so that it can)";
           return std::nullopt;
         }
         tensor.shape.push_back(dim.dim_value());

@@ -7,6 +7,7 @@ out of the files (export_params=False), so each file holds only the graph and th
 
     /usr/bin/python3 scripts/export_models.py [--out DIR] [--models resnet50,bert_base,...]
     /usr/bin/python3 scripts/export_models.py --check [--batch B] [--seq S]   # verify, count
+                                                # (with dnnplace import onnx: build it first)
 
 Parameters appear as graph inputs (not initializers) named after the module parameter,
 e.g. `layer1.0.conv1.weight`, or `onnx::Conv_NNN` when the exporter folded BatchNormalization
@@ -18,11 +19,9 @@ import argparse
 import math
 import os
 import sys
-import types
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 import torchvision
 
 OPSET = 14
@@ -243,59 +242,12 @@ class GPT2Small(nn.Module):
 # The zoo: name -> (constructor, example input, input name, output name, dynamic axes).
 
 
-def _mha_forward(self, query, key, value, need_weights=False, **unused):
-    """nn.MultiheadAttention self-attention (batch_first), with shape arithmetic in Python ints.
-
-    torch 1.13's functional attention derives the head size from the runtime embedding size
-    (embed_dim // heads, a Div of shape values) and splits q/k/v with chunk(3), whose size is
-    another runtime Div. ONNX 1.12 data propagation follows neither, so every ViT attention
-    lost its shapes. The module's own attributes give those sizes as constants; parameters,
-    operators (packed in-projection, q scaled before q·kᵀ, softmax, out-projection) and FLOPs
-    are the same.
-    """
-    assert query is key and key is value and self.batch_first
-    b, s, _ = query.shape
-    h, d, e = self.num_heads, self.head_dim, self.embed_dim
-    q, k, v = F.linear(query, self.in_proj_weight, self.in_proj_bias).split(e, dim=-1)
-    q = q.reshape(b, s, h, d).transpose(1, 2) / math.sqrt(d)
-    k = k.reshape(b, s, h, d).transpose(1, 2)
-    v = v.reshape(b, s, h, d).transpose(1, 2)
-    probs = torch.softmax(torch.matmul(q, k.transpose(-1, -2)), dim=-1)
-    ctx = torch.matmul(probs, v).transpose(1, 2).reshape(b, s, e)
-    return F.linear(ctx, self.out_proj.weight, self.out_proj.bias), None
-
-
 def _vit_b_16():
-    """torchvision's ViT-B/16 with its shape computations rewritten for ONNX shape inference.
-
-    Stock torchvision computes the patch-grid size as h // patch (a Div of runtime shape
-    values) and broadcasts the class token with expand(n, -1, -1) (an Equal/Where on the size
-    vector); ONNX 1.12 data propagation follows neither, so every tensor after the patch
-    embedding lost its shape. The model checks that h and w equal image_size, so the grid is a
-    constant, and expand_as gives Expand(Shape(...)), which shape inference follows. The
-    attention is patched the same way (_mha_forward). Modules, parameters and FLOPs are
-    unchanged.
-    """
-    model = torchvision.models.vit_b_16(weights=None)
-
-    def process_input(self, x):
-        n = x.shape[0]
-        grid = self.image_size // self.patch_size
-        x = self.conv_proj(x)
-        return x.reshape(n, self.hidden_dim, grid * grid).permute(0, 2, 1)
-
-    def forward(self, x):
-        x = self._process_input(x)
-        x = torch.cat([self.class_token.expand_as(x[:, :1, :]), x], dim=1)
-        x = self.encoder(x)
-        return self.heads(x[:, 0])
-
-    model._process_input = types.MethodType(process_input, model)
-    for module in model.modules():
-        if isinstance(module, nn.MultiheadAttention):
-            module.forward = types.MethodType(_mha_forward, module)
-    model.forward = types.MethodType(forward, model)
-    return model
+    """torchvision's ViT-B/16 as it is. Its shape arithmetic (the patch grid h // patch, the
+    class token's expand(n, -1, -1), the attention's head size embed_dim // heads) is computed
+    at run time from shapes; ONNX 1.12's data propagation does not follow it, dnnplace's
+    importer evaluates it (src/import/shape_values.cpp)."""
+    return torchvision.models.vit_b_16(weights=None)
 
 
 def _image(size):
@@ -390,144 +342,53 @@ def export(name, out_dir, keep_batchnorm=False):
 PUBLISHED_GMACS = {"resnet50": 4.09, "vgg16": 15.47, "inception_v3": 5.71, "mobilenet_v2": 0.30,
                    "vit_b_16": 17.56}
 
-NORM_OPS = {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
-            "GroupNormalization", "Softmax", "LogSoftmax"}
-POOL_OPS = {"MaxPool", "AveragePool", "LpPool"}
-GLOBAL_POOL_OPS = {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}
-# Shape and data-movement operators: 0 FLOPs.
-MOVE_OPS = {"Reshape", "Transpose", "Concat", "Split", "Slice", "Gather", "GatherElements",
-            "GatherND", "Shape", "Size", "Unsqueeze", "Squeeze", "Flatten", "Identity", "Constant",
-            "ConstantOfShape", "Expand", "Cast", "Range", "Tile", "Pad", "Dropout"}
+# A device on which dnnplace's fpgaLatency is FLOPs / 1e9 ms: its import summary counts them.
+FLOP_COUNTER = ('{"name": "flop-counter", "peakFlops": 1e12, "memoryBandwidth": 1e30, '
+                '"memory": 1e15, "linkBandwidth": 1e12, "opOverhead": 0}')
 
 
-def _bind_dims(model, dims):
-    for vi in list(model.graph.input) + list(model.graph.output):
-        for d in vi.type.tensor_type.shape.dim:
-            if d.HasField("dim_param") and d.dim_param in dims:
-                d.dim_value = dims[d.dim_param]
-
-
-def _shapes(model):
-    """name -> tuple of ints (or None where a dimension is unknown) for every typed tensor."""
-    out = {}
-    g = model.graph
-    for vi in list(g.input) + list(g.output) + list(g.value_info):
-        t = vi.type.tensor_type
-        if not t.HasField("shape"):
-            out[vi.name] = None
-            continue
-        out[vi.name] = tuple(d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim)
-    for init in g.initializer:
-        out[init.name] = tuple(init.dims)
-    return out
-
-
-def _numel(shape):
-    return math.prod(shape)
-
-
-def node_flops(node, shapes):
-    """FLOPs of one operator under the importer's rule; None when a shape is unknown."""
-    op = node.op_type
-    if op in MOVE_OPS:
-        return 0
-    outs = [shapes.get(o) for o in node.output if o]
-    ins = [shapes.get(i) if i else () for i in node.input]
-    if any(s is None or None in s for s in outs[:1]):
-        return None
-    out0 = outs[0]
-    attrs = {a.name: a for a in node.attribute}
-    if op == "Conv":
-        w = ins[1]
-        if w is None or None in w:
-            return None
-        n, c_out = out0[0], out0[1]
-        return 2 * n * c_out * _numel(out0[2:]) * w[1] * _numel(w[2:])
-    if op == "MatMul":
-        a = ins[0]
-        if a is None or None in a:
-            return None
-        return 2 * _numel(out0) * a[-1]
-    if op == "Gemm":
-        a = ins[0]
-        if a is None or None in a:
-            return None
-        trans_a = attrs["transA"].i if "transA" in attrs else 0
-        k = a[0] if trans_a else a[1]
-        return 2 * _numel(out0) * k
-    if op in NORM_OPS:
-        return 5 * _numel(out0)
-    if op in POOL_OPS:
-        return _numel(out0) * math.prod(attrs["kernel_shape"].ints)
-    if op in GLOBAL_POOL_OPS:
-        x = ins[0]
-        if x is None or None in x:
-            return None
-        return _numel(out0) * _numel(x[2:])
-    # Everything else (elementwise arithmetic, activations, reductions, comparisons, Where):
-    # 1 per output element.
-    return _numel(out0)
-
-
-def check(path, name, batch=1, seq=SEQ):
+def check(path, name, dnnplace, batch=1, seq=SEQ):
+    """ONNX's checker, the operator and parameter counts, and dnnplace's own import of the
+    file (its FLOP count: the cost model lives in the C++ importer, not here)."""
     import collections
+    import subprocess
+    import tempfile
 
     import onnx
-    import onnx.shape_inference
 
     model = onnx.load(path)
-    onnx.checker.check_model(model, full_check=True)
-    # The data inputs are the ones with a symbolic dimension; every other graph input is a
-    # parameter (export_params=False leaves them as inputs without initializers).
-    data_inputs = [i.name for i in model.graph.input
+    onnx.checker.check_model(model)
+    g = model.graph
+    data_inputs = [i.name for i in g.input
                    if any(d.HasField("dim_param") for d in i.type.tensor_type.shape.dim)]
-    dims = {"batch": batch, "seq": seq}
-    _bind_dims(model, dims)
-    inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True,
-                                                 data_prop=True)
-    g = inferred.graph
-    shapes = _shapes(inferred)
-    produced = [o for n in g.node for o in n.output if o]
-    unknown = [t for t in produced if shapes.get(t) is None or None in shapes[t]]
-    ops = collections.Counter(n.op_type for n in g.node)
     params = [i for i in g.input if i.name not in data_inputs]
-    param_elems = sum(_numel(shapes[i.name]) for i in params)
-    flops_by_op = collections.Counter()
-    missing = []
-    for n in g.node:
-        f = node_flops(n, shapes)
-        if f is None:
-            missing.append(n.name)
-        else:
-            flops_by_op[n.op_type] += f
-    total = sum(flops_by_op.values())
+    param_elems = sum(math.prod(d.dim_value for d in i.type.tensor_type.shape.dim) for i in params)
+    ops = collections.Counter(n.op_type for n in g.node)
     print(f"== {name}: {path}")
     print(f"  size {os.path.getsize(path)} bytes, {len(g.node)} nodes, "
           f"{len(g.initializer)} initializers, {len(g.input)} graph inputs "
           f"({len(data_inputs)} data: {', '.join(data_inputs)}; {len(params)} parameters, "
           f"{param_elems} elements)")
     print("  ops: " + ", ".join(f"{k} {v}" for k, v in sorted(ops.items(), key=lambda kv: -kv[1])))
-    renamed = [i.name for i in params if i.name.startswith("onnx::")]
-    print(f"  parameters: {len(params) - len(renamed)} named after the module, e.g. "
-          f"{[i.name for i in params if not i.name.startswith('onnx::')][:3]}; {len(renamed)} "
-          f"renamed by folding, e.g. {renamed[:2]}")
-    zero = sum(1 for n in g.node if node_flops(n, shapes) == 0)
-    print(f"  BatchNormalization {ops.get('BatchNormalization', 0)}, Constant {ops.get('Constant', 0)}"
-          f", zero-FLOP (shape/data movement) nodes {zero}, names without a '/' scope "
-          f"{sum(1 for n in g.node if '/' not in n.name)} (all Constant: "
-          f"{all(n.op_type == 'Constant' for n in g.node if '/' not in n.name)})")
     print(f"  names: {[n.name for n in g.node if n.op_type != 'Constant'][3:6]}")
-    print(f"  tensors without a static shape after inference: {len(unknown)}"
-          + (f" e.g. {unknown[:5]}" if unknown else ""))
-    print(f"  nodes whose FLOPs could not be computed: {len(missing)}"
-          + (f" e.g. {missing[:5]}" if missing else ""))
-    print(f"  FLOPs (batch {batch}" + (f", seq {seq}" if name in ("bert_base", "gpt2_small") else "")
-          + f"): {total:.6e} = "
-          + ", ".join(f"{k} {v:.4g}" for k, v in flops_by_op.most_common() if v))
-    if name in PUBLISHED_GMACS:
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as spec:
+        spec.write(FLOP_COUNTER)
+        spec.flush()
+        dims = ["--dim", f"batch={batch}"]
+        if name in ("bert_base", "gpt2_small"):
+            dims += ["--dim", f"seq={seq}"]
+        run = subprocess.run([dnnplace, "import", "onnx", path, "--device", spec.name,
+                              "--accelerators", "1", "--out", os.devnull] + dims,
+                             capture_output=True, text=True, check=False)
+    print("  dnnplace: " + run.stderr.strip().replace("\n", "\n  dnnplace: "))
+    flops = None
+    for part in run.stderr.split(","):
+        if part.strip().startswith("forward "):
+            flops = float(part.split()[1]) * 1e9
+    if flops and name in PUBLISHED_GMACS:
         ref = 2e9 * PUBLISHED_GMACS[name] * batch
-        print(f"  vs 2 x published MACs {ref:.4g}: ratio {total / ref:.4f}")
-    return total
+        print(f"  vs 2 x published MACs {ref:.4g}: ratio {flops / ref:.4f}")
+    return run.returncode == 0
 
 
 def main(argv):
@@ -542,6 +403,9 @@ def main(argv):
                         help="do not fold BatchNormalization into Conv (TrainingMode.PRESERVE)")
     parser.add_argument("--check", action="store_true",
                         help="only verify and measure existing files (needs the onnx package)")
+    parser.add_argument("--dnnplace", default=os.path.normpath(os.path.join(here, "..", "build",
+                                                                            "release", "dnnplace")),
+                        help="--check: the dnnplace binary (default: build/release/dnnplace)")
     parser.add_argument("--batch", type=int, default=1, help="--check: value of `batch`")
     parser.add_argument("--seq", type=int, default=SEQ, help="--check: value of `seq`")
     args = parser.parse_args(argv)
@@ -550,13 +414,16 @@ def main(argv):
     if unknown:
         parser.error("unknown model(s): " + ", ".join(unknown))
     os.makedirs(args.out, exist_ok=True)
+    ok = True
     for n in names:
         if args.check:
-            check(os.path.join(args.out, n + ".onnx"), n, args.batch, args.seq)
+            ok = check(os.path.join(args.out, n + ".onnx"), n, args.dnnplace, args.batch,
+                       args.seq) and ok
             continue
         path = export(n, args.out, args.keep_batchnorm)
         print(f"{path}: {os.path.getsize(path)} bytes")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -546,3 +546,36 @@ TEST(ImportOnnxErrors, AGraphWithoutOperators) {
 
 }  // namespace
 }  // namespace dnnplace
+
+namespace dnnplace {
+namespace {
+
+TEST(ImportOnnx, ShapeArithmeticOnnxDoesNotFollowIsEvaluated) {
+  // x [batch, 6] reshaped to [batch, 6 / 2, -1]: the Div of shape values is
+  // one ONNX 1.12's data propagation does not follow, so without the
+  // importer's own evaluation the Reshape and Relu have no shapes.
+  ModelBuilder b;
+  b.input("x", {std::string("batch"), std::int64_t{6}});
+  b.node("Shape", "/Shape", {"x"}, {"s"});
+  ModelBuilder::constantValue(b.node("Constant", "Constant_0", {}, {"zero"}), 0);
+  ModelBuilder::constantValue(b.node("Constant", "Constant_1", {}, {"one"}), 1);
+  ModelBuilder::constantValue(b.node("Constant", "Constant_2", {}, {"two"}), 2);
+  ModelBuilder::constantValue(b.node("Constant", "Constant_3", {}, {"minus"}), -1);
+  b.node("Gather", "/Gather", {"s", "zero"}, {"n"});  // [1]
+  b.node("Gather", "/Gather_1", {"s", "one"}, {"c"});
+  b.node("Div", "/Div", {"c", "two"}, {"half"});
+  ModelBuilder::integer(b.node("Concat", "/Concat", {"n", "half", "minus"}, {"shape"}), "axis", 0);
+  b.node("Reshape", "/Reshape", {"x", "shape"}, {"r"});
+  b.node("Relu", "/act/Relu", {"r"}, {"y"});
+  b.output("y", {std::string("batch"), std::int64_t{3}, std::int64_t{2}});
+  ImportSummary summary;
+  const auto workload = importBuilt(b, {{"batch", 5}}, &summary);
+  ASSERT_TRUE(workload);
+  EXPECT_EQ(summary.operators, 2);  // Reshape and Relu: the shape arithmetic is folded
+  EXPECT_DOUBLE_EQ(summary.forwardFlops, 5 * 3 * 2);
+  // Relu reads and writes 5·3·2 floats.
+  EXPECT_DOUBLE_EQ(nodeNamed(*workload, "/act/Relu")->fpgaLatency, 1000 * 240 / 1e9);
+}
+
+}  // namespace
+}  // namespace dnnplace

@@ -55,6 +55,11 @@ bool weightOperand(const std::string& type, std::size_t slot) {
       {"Unsqueeze", {0}},
       {"Squeeze", {0}},
       {"Expand", {0}},
+      {"Slice", {0}},
+      {"Split", {0}},
+      {"Concat", {0, 1, 2, 3}},
+      {"Tile", {0}},
+      {"Flatten", {0}},
       {"LSTM", {1, 2, 3}},
       {"GRU", {1, 2, 3}},
       {"RNN", {1, 2, 3}},
@@ -116,32 +121,24 @@ class Importer {
       for (int t : op.outputs)
         if (t >= 0) producer_[t] = o;
     }
-    bool anyModelInput = false;
-    int firstGraphInput = -1;
     for (std::size_t t = 0; t < numTensors; ++t) {
       const Tensor& tensor = model_.tensors[t];
       if (tensor.isInitializer) {
         kind_[t] = tensor.trainableType() ? Kind::Parameter : Kind::Constant;
       } else if (tensor.isGraphInput) {
-        if (firstGraphInput < 0) firstGraphInput = static_cast<int>(t);
         bool weightsOnly = !uses[t].empty();
         for (const auto& [o, slot] : uses[t])
           weightsOnly = weightsOnly && weightOperand(model_.operators[o].type, slot);
-        if (tensor.hadSymbolicDims)
-          kind_[t] = Kind::ModelInput;  // sized by batch or sequence: data
+        if (model_.hasInitializers || tensor.inputPosition == 0 || tensor.hadSymbolicDims)
+          // A file with its weights has only data as other inputs; PyTorch
+          // lists the model's own inputs first; a batch or sequence size is data's.
+          kind_[t] = Kind::ModelInput;
         else if (!tensor.trainableType())
           kind_[t] = Kind::Constant;  // an integer buffer (position ids, masks)
         else
           kind_[t] = weightsOnly ? Kind::Parameter : Kind::ModelInput;
-        anyModelInput = anyModelInput || kind_[t] == Kind::ModelInput;
       }
       if (kind_[t] == Kind::Parameter) roots_[t] = {static_cast<int>(t)};
-    }
-    // A model must read some data: if every input looked like weights, the
-    // first is the data (PyTorch lists the model's own inputs first).
-    if (!anyModelInput && firstGraphInput >= 0) {
-      kind_[firstGraphInput] = Kind::ModelInput;
-      roots_[firstGraphInput].clear();
     }
 
     // Operators that read no activation and no model input are folded away:

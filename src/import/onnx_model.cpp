@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "dnnplace/workload.hpp"
+#include "import/shape_values.hpp"
 
 namespace dnnplace::onnx_import {
 
@@ -69,6 +70,10 @@ double elementBytes(int type) {
 }
 
 namespace {
+
+/// Shape values a model computes from shapes computed from shapes...: a
+/// PyTorch transformer needs one pass per layer or so.
+constexpr int kMaxFoldPasses = 1000;
 
 const onnx::AttributeProto* findAttribute(const onnx::NodeProto& node, const char* name) {
   for (const auto& attribute : node.attribute())
@@ -217,6 +222,10 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
   try {
     onnx::ShapeInferenceOptions options(false, 0, true);
     onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
+    // Each pass evaluates the shape values inference could not follow, so
+    // that the next can shape what depends on them (foldShapeValues).
+    for (int pass = 0; pass < kMaxFoldPasses && foldShapeValues(&proto) > 0; ++pass)
+      onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
     error->message = file + ": ONNX shape inference failed: " + oneLineText(e.what());
     return std::nullopt;
@@ -233,7 +242,13 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
   std::unordered_map<std::string, const onnx::TensorProto*> initializerOf;
   for (const auto& init : graph->initializer()) initializerOf[init.name()] = &init;
   std::set<std::string> graphInputs, graphOutputs;
-  for (const auto& info : graph->input()) graphInputs.insert(info.name());
+  std::unordered_map<std::string, int> inputPosition;
+  for (const auto& info : graph->input()) {
+    graphInputs.insert(info.name());
+    if (!initializerOf.count(info.name()))
+      inputPosition.emplace(info.name(), static_cast<int>(inputPosition.size()));
+  }
+  model.hasInitializers = graph->initializer_size() > 0;
   for (const auto& info : graph->output()) graphOutputs.insert(info.name());
 
   // `op` and `role` name the tensor's place in a message.
@@ -245,6 +260,8 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
     tensor.isGraphInput = graphInputs.count(name) > 0 && !tensor.isInitializer;
     tensor.isGraphOutput = graphOutputs.count(name) > 0;
     tensor.hadSymbolicDims = symbolicInputs.count(name) > 0;
+    if (const auto it = inputPosition.find(name); it != inputPosition.end() && tensor.isGraphInput)
+      tensor.inputPosition = it->second;
     if (tensor.isInitializer) {
       const onnx::TensorProto& init = *initializerOf[name];
       tensor.elementType = init.data_type();

@@ -26,6 +26,7 @@ struct Tensor {
   bool isInitializer = false;  ///< stored in the file (or declared so)
   bool isGraphOutput = false;
   bool hadSymbolicDims = false;  ///< a graph input whose shape needed --dim
+  int inputPosition = -1;        ///< among the graph inputs without an initializer
   double elements() const;
   bool trainableType() const;  ///< a floating-point element type
 };
@@ -48,6 +49,7 @@ class Model {
 
   std::vector<Tensor> tensors;
   std::vector<Operator> operators;  ///< in file order (ONNX requires a topological one)
+  bool hasInitializers = false;     ///< the file holds (some) weights
 
   /// An integer attribute of an operator, or `fallback`.
   std::int64_t intAttribute(const Operator& op, const char* name, std::int64_t fallback) const;

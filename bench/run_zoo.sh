@@ -30,7 +30,7 @@ seconds() {
   done | median
 }
 # objective PLAN: the plan's objective, as solve wrote it.
-objective() { grep -m1 '"objective"' "$1" | sed 's/[^0-9.e+-]//g'; }
+objective() { grep -m1 '"objective"' "$1" | sed 's/.*: *//; s/,$//'; }
 
 echo "| model | operators | nodes | ideals | import s | dp max-load (ms) | dp s | scotch | local-search ($limit s) | milp ($limit s): plan / bound |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -51,7 +51,7 @@ for model in resnet50 inception_v3 vgg16 mobilenet_v2 vit_b_16 bert_base gpt2_sm
   "$dnnplace" solve "$work/w.json" --method scotch --out "$work/scotch.json" --quiet
   "$dnnplace" solve "$work/w.json" --method local-search --time-limit "$limit" --out "$work/ls.json" --quiet
   "$dnnplace" solve "$work/w.json" --method milp --time-limit "$limit" --out "$work/milp.json" --quiet
-  bound=$(grep -m1 '"lowerBound"' "$work/milp.json" | sed 's/[^0-9.e+-]//g')
+  bound=$(grep -m1 '"lowerBound"' "$work/milp.json" | sed 's/.*: *//; s/,$//')
   printf '| %s | %s | %s | %s | %.3f | %.4f | %.3f | %.4f | %.4f | %.4f / %.4f |\n' "$model" "$operators" \
     "$nodes" "$ideals" "$import_s" "$(objective "$work/dp.json")" "$dp_s" "$(objective "$work/scotch.json")" \
     "$(objective "$work/ls.json")" "$(objective "$work/milp.json")" "$bound"

@@ -2,11 +2,11 @@
 # dnnplace from a fresh Debian 12 machine to a result, in one command.
 #
 #   scripts/dev.sh demo   install what is missing, build, solve a bundled example
-#   scripts/dev.sh test   install what is missing, build twice (plain, and with
-#                         AddressSanitizer + UndefinedBehaviorSanitizer), run
-#                         the whole test suite in both builds, then fuzz each
-#                         libFuzzer target for FUZZ_SECONDS (default 60) with
-#                         clang and both sanitizers (scripts/fuzz.sh)
+#   scripts/dev.sh test   install what is missing, build twice (plain with g++,
+#                         and with clang, AddressSanitizer + UndefinedBehaviorSanitizer
+#                         and libFuzzer's coverage), run the whole test suite in
+#                         both builds, then fuzz each libFuzzer target of the
+#                         second for FUZZ_SECONDS (default 60) (scripts/fuzz.sh)
 #   scripts/dev.sh build  install what is missing and build (build/release)
 #
 # The paper's data is looked up in ../shared (override: DNNPLACE_SHARED=DIR).
@@ -57,11 +57,15 @@ case "${1:-}" in
     install_packages
     configure_and_build build/release -DCMAKE_BUILD_TYPE=Release -DDNNPLACE_WERROR=ON
     run_tests build/release
-    configure_and_build build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON
+    # One clang build serves the sanitizer tests and the fuzz targets (the
+    # library carries libFuzzer's coverage instrumentation; the tests link
+    # without libFuzzer).
+    configure_and_build build/sanitize -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDNNPLACE_SANITIZE=ON -DDNNPLACE_FUZZ=ON \
+      -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_tests build/sanitize
-    FUZZ_SECONDS=${FUZZ_SECONDS:-60} ./scripts/fuzz.sh
+    FUZZ_SECONDS=${FUZZ_SECONDS:-60} FUZZ_BUILD=build/sanitize ./scripts/fuzz.sh
     ;;
   build)
     install_packages

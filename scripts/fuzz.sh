@@ -19,8 +19,11 @@ build=${FUZZ_BUILD:-build/fuzz}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(workload plan pipeline onnx)
 
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDNNPLACE_FUZZ=ON \
-  -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_TESTS=OFF -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON >/dev/null
+# A build folder already configured for fuzzing (dev.sh test's sanitizer build) is used as it is.
+if ! grep -q '^DNNPLACE_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDNNPLACE_FUZZ=ON \
+    -DDNNPLACE_SANITIZE=ON -DDNNPLACE_BUILD_TESTS=OFF -DDNNPLACE_BUILD_BENCH=OFF -DDNNPLACE_WERROR=ON >/dev/null
+fi
 cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target "${targets[@]/%/_fuzz}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

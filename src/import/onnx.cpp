@@ -398,9 +398,30 @@ std::optional<Workload> importOnnx(const OnnxImportOptions& options, ImportSumma
   return onnx_import::importOnnxBytes(*bytes, file, options, summary, error);
 }
 
+namespace {
+
+std::optional<Workload> importModel(const std::string& bytes, const std::string& file,
+                                    const OnnxImportOptions& options, ImportSummary* summary,
+                                    ImportError* error);
+
+}  // namespace
+
 std::optional<Workload> onnx_import::importOnnxBytes(const std::string& bytes, const std::string& file,
                                                      const OnnxImportOptions& options,
                                                      ImportSummary* summary, ImportError* error) {
+  auto workload = importModel(bytes, file, options, summary, error);
+  // Names in a model file are arbitrary bytes: a message stays one line.
+  if (!workload)
+    for (char& c : error->message)
+      if (c == '\n' || c == '\r') c = ' ';
+  return workload;
+}
+
+namespace {
+
+std::optional<Workload> importModel(const std::string& bytes, const std::string& file,
+                                    const OnnxImportOptions& options, ImportSummary* summary,
+                                    ImportError* error) {
   ImportSummary own;
   if (!summary) summary = &own;
   *summary = ImportSummary();
@@ -452,6 +473,8 @@ std::optional<Workload> onnx_import::importOnnxBytes(const std::string& bytes, c
   }
   return layers;
 }
+
+}  // namespace
 
 std::string importSummaryText(const ImportSummary& summary, const Workload& workload,
                               const std::string& device) {

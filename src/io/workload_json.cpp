@@ -324,7 +324,8 @@ std::string workloadToJson(const Workload& workload) {
                      {"cost", workload.graph().outCost[edge.source]}});
   root["nodes"] = std::move(nodes);
   root["edges"] = std::move(edges);
-  return root.dump(1) + "\n";
+  // Names from a model file need not be UTF-8: invalid bytes are written as U+FFFD.
+  return root.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace dnnplace

@@ -104,7 +104,7 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
                             {"message", o.message}};
     list.push_back(std::move(entry));
   }
-  return list.dump(1) + "\n";
+  return list.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string csvTable(const std::vector<CompareRow>& rows) {

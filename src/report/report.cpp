@@ -73,7 +73,7 @@ std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
   }
   root["fpgas"] = std::move(fpgas);
   root["cpus"] = std::move(cpus);
-  return root.dump(1) + "\n";
+  return root.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome,
@@ -121,7 +121,7 @@ std::string evaluationToJson(const Evaluation& evaluation, const EvaluateOptions
     devices.push_back(std::move(entry));
   }
   root["devices"] = std::move(devices);
-  return root.dump(1) + "\n";
+  return root.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string evaluationToText(const Evaluation& evaluation, const EvaluateOptions& options) {

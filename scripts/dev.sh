@@ -8,6 +8,8 @@
 #                         both builds, then fuzz each libFuzzer target of the
 #                         second for FUZZ_SECONDS (default 60) (scripts/fuzz.sh)
 #   scripts/dev.sh build  install what is missing and build (build/release)
+#   scripts/dev.sh models install Debian's PyTorch too, build, re-export the model
+#                         zoo (scripts/export_models.py) and check it
 #
 # The paper's data is looked up in ../shared (override: DNNPLACE_SHARED=DIR).
 set -euo pipefail
@@ -21,9 +23,9 @@ packages=(build-essential cmake pkg-config nlohmann-json3-dev libcli11-dev
           coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time
           clang libclang-rt-14-dev libonnx-dev libprotobuf-dev)
 
-install_packages() {
+install_packages() {  # extra packages...
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -71,8 +73,14 @@ case "${1:-}" in
     install_packages
     configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
     ;;
+  models)
+    install_packages python3-torch python3-torchvision python3-onnx
+    configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+    /usr/bin/python3 scripts/export_models.py
+    /usr/bin/python3 scripts/export_models.py --check --dnnplace build/release/dnnplace
+    ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

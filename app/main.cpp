@@ -126,10 +126,10 @@ int main(int argc, char** argv) {
         ->check(kNonNegativeInteger)
         ->capture_default_str();
     genCmd->add_option("--accelerators", genArgs.options.accelerators, "maxFPGAs")
-        ->check(CLI::Range(0, 1 << 20))
+        ->check(kDeviceCount)
         ->capture_default_str();
     genCmd->add_option("--cpus", genArgs.options.cpus, "maxCPUs")
-        ->check(CLI::Range(0, 1 << 20))
+        ->check(kDeviceCount)
         ->capture_default_str();
     genCmd->add_option("--memory", genArgs.options.memoryPerAccelerator, "bytes per accelerator")
         ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))
@@ -153,10 +153,10 @@ int main(int argc, char** argv) {
     onnxCmd->add_option("--cpu", onnxArgs.cpu, "CPU core: a catalog name or a spec JSON file")
         ->capture_default_str();
     onnxCmd->add_option("--accelerators", onnxArgs.options.accelerators, "k, accelerators")
-        ->check(CLI::Range(0, 1 << 20))
+        ->check(kDeviceCount)
         ->required();
     onnxCmd->add_option("--cpus", onnxArgs.options.cpus, "l, CPU cores")
-        ->check(CLI::Range(0, 1 << 20))
+        ->check(kDeviceCount)
         ->capture_default_str();
     onnxCmd->add_flag("--training", onnxArgs.options.training,
                       "add a backward twin per operator; memory for gradients and optimizer");
@@ -186,10 +186,10 @@ int main(int argc, char** argv) {
         ->check(finiteNumber("a positive number of bytes per second", 0, 1e30, false))
         ->required();
     pipedreamCmd->add_option("--accelerators", pipedreamArgs.options.accelerators, "k, accelerators")
-        ->check(CLI::Range(0, 1 << 20))
+        ->check(kDeviceCount)
         ->required();
     pipedreamCmd->add_option("--cpus", pipedreamArgs.options.cpus, "l, CPU cores")
-        ->check(CLI::Range(0, 1 << 20))
+        ->check(kDeviceCount)
         ->capture_default_str();
     pipedreamCmd->add_option("--memory", pipedreamArgs.options.memory, "bytes per accelerator")
         ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true))

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <string>
 
+#include "dnnplace/workload.hpp"
+
 namespace dnnplace::cli {
 
 // CLI11's number checks let NaN through (every comparison with it is false)
@@ -51,5 +53,8 @@ inline const CLI::Validator kNonNegativeInteger(
       return std::string();
     },
     "N");
+
+// A number of accelerators or CPU cores: what the workload reader accepts.
+inline const CLI::Range kDeviceCount(0, static_cast<int>(kMaxDevicesPerKind));
 
 }  // namespace dnnplace::cli

@@ -57,13 +57,13 @@ bool weightOperand(const std::string& type, std::size_t slot) {
       {"Expand", {0}},
       {"Slice", {0}},
       {"Split", {0}},
-      {"Concat", {0, 1, 2, 3}},
       {"Tile", {0}},
       {"Flatten", {0}},
       {"LSTM", {1, 2, 3}},
       {"GRU", {1, 2, 3}},
       {"RNN", {1, 2, 3}},
   };
+  if (type == "Concat") return true;  // any of its inputs
   const auto it = slots.find(type);
   return it != slots.end() && it->second.count(slot);
 }
@@ -231,6 +231,8 @@ class Importer {
     std::map<std::string, std::int64_t> layerOf;
     std::set<std::string> bytesOnly;
     nodeOfOperator_.assign(model_.operators.size(), -1);
+    forwardFlops_.assign(model_.operators.size(), 0);
+    forwardBytes_.assign(model_.operators.size(), 0);
     for (std::size_t o = 0; o < model_.operators.size(); ++o) {
       if (folded_[o]) continue;
       const Operator& op = model_.operators[o];
@@ -264,8 +266,8 @@ class Importer {
         node.layerId = it->second;
       }
       nodeOfOperator_[o] = addNode(node);
-      forwardFlops_.push_back(flops.value_or(0));
-      forwardBytes_.push_back(bytes);
+      forwardFlops_[o] = flops.value_or(0);
+      forwardBytes_[o] = bytes;
       summary_->forwardFlops += flops.value_or(0);
       summary_->parameterBytes += parameters;
       ++summary_->operators;
@@ -307,7 +309,6 @@ class Importer {
     const double link = options_.accelerator.linkBandwidth;
     const std::size_t numForward = built_.nodes.size();
     std::vector<std::int64_t> twin(numForward, -1);
-    int compute = 0;
     for (std::size_t o = 0; o < model_.operators.size(); ++o) {
       if (folded_[o]) continue;
       const std::int64_t forward = nodeOfOperator_[o];
@@ -315,10 +316,8 @@ class Importer {
       node.name = built_.nodes[forward].name + " (backward)";
       node.isBackward = true;
       node.layerId = built_.nodes[forward].layerId;
-      node.fpgaLatency =
-          latencyMs(2 * forwardFlops_[compute], 2 * forwardBytes_[compute], options_.accelerator);
-      node.cpuLatency = latencyMs(2 * forwardFlops_[compute], 2 * forwardBytes_[compute], options_.cpu);
-      ++compute;
+      node.fpgaLatency = latencyMs(2 * forwardFlops_[o], 2 * forwardBytes_[o], options_.accelerator);
+      node.cpuLatency = latencyMs(2 * forwardFlops_[o], 2 * forwardBytes_[o], options_.cpu);
       built_.nodes[forward].colorClass = forward;
       node.colorClass = forward;
       twin[forward] = addNode(node);
@@ -357,7 +356,7 @@ class Importer {
   std::vector<char> folded_;
   std::vector<std::int64_t> nodeOfOperator_;
   std::vector<double> cost_;                         ///< per node id
-  std::vector<double> forwardFlops_, forwardBytes_;  ///< per compute operator, in order
+  std::vector<double> forwardFlops_, forwardBytes_;  ///< per operator (compute ones only)
   std::map<std::pair<std::int64_t, std::int64_t>, double> activationBytes_;  ///< per forward edge
   Built built_;
 };
@@ -388,7 +387,6 @@ bool usableSpecs(const OnnxImportOptions& options, const std::string& file, Impo
 std::optional<Workload> importOnnx(const OnnxImportOptions& options, ImportSummary* summary,
                                    ImportError* error) {
   const std::string file = inputName(options.modelPath);
-  if (!usableSpecs(options, file, error)) return std::nullopt;
   std::string why;
   const auto bytes = readFile(options.modelPath, &why);
   if (!bytes) {

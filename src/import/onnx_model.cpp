@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -22,20 +23,10 @@ struct Model::Storage {
   onnx::ModelProto proto;
 };
 
-Model::Model() : storage_(new Storage) {}
-Model::~Model() { delete storage_; }
-Model::Model(Model&& other) noexcept
-    : tensors(std::move(other.tensors)),
-      operators(std::move(other.operators)),
-      storage_(other.storage_) {
-  other.storage_ = nullptr;
-}
-Model& Model::operator=(Model&& other) noexcept {
-  std::swap(tensors, other.tensors);
-  std::swap(operators, other.operators);
-  std::swap(storage_, other.storage_);
-  return *this;
-}
+Model::Model() : storage_(std::make_unique<Storage>()) {}
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
 
 double Tensor::elements() const {
   double count = 1;
@@ -170,20 +161,18 @@ std::vector<std::int64_t> Model::intsAttribute(const Operator& op, const char* n
 std::optional<Model> parseModel(const std::string& bytes, const std::string& file,
                                 const std::vector<std::pair<std::string, std::int64_t>>& dims,
                                 ImportError* error) {
-  const std::string* text = &bytes;
   Model model;
   onnx::ModelProto& proto = model.storage_->proto;
-  if (!text->empty() && proto.ParseFromString(*text) && proto.has_graph() &&
-      proto.graph().node_size() == 0) {
-    error->message = file + ": the model's graph has no operators";
-    return std::nullopt;
-  }
-  if (text->empty() || !proto.ParseFromString(*text) || !proto.has_graph()) {
+  if (bytes.empty() || !proto.ParseFromString(bytes) || !proto.has_graph()) {
     error->message =
         file + ": not an ONNX model (" +
-        (text->empty() ? std::string("the file is empty")
+        (bytes.empty() ? std::string("the file is empty")
                        : "no ONNX graph could be read from it: a truncated file, or another format") +
         ")";
+    return std::nullopt;
+  }
+  if (proto.graph().node_size() == 0) {
+    error->message = file + ": the model's graph has no operators";
     return std::nullopt;
   }
   if (!checkOpsets(proto, file, error)) return std::nullopt;
@@ -313,24 +302,21 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
     ++typeCount[op.type];
     op.proto = &node;
     const std::string where = "operator '" + op.name + "' (" + op.type + ")";
-    for (const std::string& input : node.input()) {
-      if (input.empty()) {
-        op.inputs.push_back(-1);
-        continue;
+    // Tensor indices of a list of names; -1 for an omitted optional one.
+    const auto indices = [&](const auto& names, const char* role, std::vector<int>* out) {
+      for (const std::string& name : names) {
+        if (name.empty()) {
+          out->push_back(-1);
+          continue;
+        }
+        const auto index = tensorIndex(name, where + role);
+        if (!index) return false;
+        out->push_back(*index);
       }
-      const auto index = tensorIndex(input, where + " input");
-      if (!index) return std::nullopt;
-      op.inputs.push_back(*index);
-    }
-    for (const std::string& output : node.output()) {
-      if (output.empty()) {
-        op.outputs.push_back(-1);
-        continue;
-      }
-      const auto index = tensorIndex(output, where + " output");
-      if (!index) return std::nullopt;
-      op.outputs.push_back(*index);
-    }
+      return true;
+    };
+    if (!indices(node.input(), " input", &op.inputs) || !indices(node.output(), " output", &op.outputs))
+      return std::nullopt;
     model.operators.push_back(std::move(op));
   }
   return model;

@@ -4,6 +4,7 @@
 /// with static shapes and element sizes.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -58,7 +59,7 @@ class Model {
 
  private:
   struct Storage;
-  Storage* storage_ = nullptr;
+  std::unique_ptr<Storage> storage_;
   friend std::optional<Model> parseModel(const std::string&, const std::string&,
                                          const std::vector<std::pair<std::string, std::int64_t>>&,
                                          ImportError*);

@@ -26,10 +26,11 @@ struct Value {
   int type = onnx::TensorProto::INT64;
   std::vector<std::int64_t> dims;
   std::vector<double> data;
+  /// The product of dims, saturating above kMaxElements (dims may be huge).
   std::size_t elements() const {
-    std::size_t n = 1;
-    for (auto d : dims) n *= static_cast<std::size_t>(d);
-    return n;
+    double n = 1;
+    for (auto d : dims) n *= static_cast<double>(d);
+    return n > kMaxElements ? kMaxElements + 1 : static_cast<std::size_t>(n);
   }
 };
 
@@ -256,7 +257,8 @@ Maybe evaluate(const onnx::NodeProto& node, const std::vector<const Value*>& in,
   if (op == "Gather" && all(2)) {
     const Value &data = *in[0], &indices = *in[1];
     std::int64_t axis = intAttribute(node, "axis", 0);
-    if (data.dims.empty() || !normalizeAxis(&axis, data.dims.size()) || axis != 0) return std::nullopt;
+    if (data.dims.empty() || data.dims[0] == 0 || !normalizeAxis(&axis, data.dims.size()) || axis != 0)
+      return std::nullopt;
     const std::size_t row = data.elements() / static_cast<std::size_t>(data.dims[0]);
     Value out;
     out.type = data.type;
@@ -361,7 +363,7 @@ Maybe evaluate(const onnx::NodeProto& node, const std::vector<const Value*>& in,
       if (d < 0) return std::nullopt;
       out.dims.push_back(static_cast<std::int64_t>(d));
     }
-    if (static_cast<double>(out.elements()) > kMaxElements) return std::nullopt;
+    if (out.elements() > kMaxElements) return std::nullopt;
     out.data.assign(out.elements(), fill);
     return out;
   }
@@ -379,11 +381,13 @@ Maybe evaluate(const onnx::NodeProto& node, const std::vector<const Value*>& in,
     return out;
   }
   if (op == "Expand" && all(2)) {
-    Value shape;
-    shape.dims.clear();
-    for (double d : in[1]->data) shape.dims.push_back(static_cast<std::int64_t>(d));
-    shape.data.assign(shape.elements() <= kMaxElements ? shape.elements() : 0, 0);
-    if (shape.data.size() != shape.elements()) return std::nullopt;
+    Value shape;  // zeros of the target shape: broadcasting does the rest
+    for (double d : in[1]->data) {
+      if (d < 0) return std::nullopt;
+      shape.dims.push_back(static_cast<std::int64_t>(d));
+    }
+    if (shape.elements() > kMaxElements) return std::nullopt;
+    shape.data.assign(shape.elements(), 0);
     return elementwise({in[0], &shape}, in[0]->type, [](const std::vector<double>& a) { return a[0]; });
   }
   if (op == "Reshape" && all(2)) {

@@ -8,35 +8,11 @@
 #include <tuple>
 #include <utility>
 
+#include "util/union_find.hpp"
+
 namespace dnnplace {
 
 namespace {
-
-/// Union-find over original color classes. `attach` keeps a chosen root, so
-/// step 4 can merge a leaf into its neighbour without renaming the neighbour.
-class ClassUnion {
- public:
-  explicit ClassUnion(int size) : parent_(size) {
-    for (int i = 0; i < size; ++i) parent_[i] = i;
-  }
-  int find(int x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  /// Joins the sets of a and b; the smaller root survives (deterministic).
-  bool unite(int a, int b) {
-    a = find(a);
-    b = find(b);
-    if (a == b) return false;
-    if (b < a) std::swap(a, b);
-    parent_[b] = a;
-    return true;
-  }
-  void attach(int childRoot, int root) { parent_[childRoot] = root; }
-
- private:
-  std::vector<int> parent_;
-};
 
 using ClassEdge = std::pair<int, int>;
 
@@ -60,7 +36,7 @@ struct Adjacency {
 
 /// The current union-find roots' arcs, sorted and distinct (no loops);
 /// `undirected`: smaller root first.
-std::vector<std::pair<int, int>> groupArcs(ClassUnion& groups, const std::vector<ClassEdge>& classEdges,
+std::vector<std::pair<int, int>> groupArcs(UnionFind& groups, const std::vector<ClassEdge>& classEdges,
                                            bool undirected) {
   std::vector<std::pair<int, int>> arcs;
   arcs.reserve(classEdges.size());
@@ -74,14 +50,13 @@ std::vector<std::pair<int, int>> groupArcs(ClassUnion& groups, const std::vector
 }
 
 /// Directed group graph: adjacency of the current union-find roots.
-Adjacency groupSuccessors(ClassUnion& groups, int numClasses,
-                          const std::vector<ClassEdge>& classEdges) {
+Adjacency groupSuccessors(UnionFind& groups, int numClasses, const std::vector<ClassEdge>& classEdges) {
   return Adjacency(numClasses, groupArcs(groups, classEdges, false));
 }
 
 /// Step 3: fuses every strongly connected component of the group graph
 /// (iterative Tarjan). Returns how many classes' groups were absorbed.
-int fuseCycles(ClassUnion& groups, int numClasses, const std::vector<ClassEdge>& classEdges) {
+int fuseCycles(UnionFind& groups, int numClasses, const std::vector<ClassEdge>& classEdges) {
   const auto out = groupSuccessors(groups, numClasses, classEdges);
   std::vector<int> index(numClasses, -1), low(numClasses, 0), stack;
   std::vector<char> onStack(numClasses, 0);
@@ -134,7 +109,7 @@ int fuseCycles(ClassUnion& groups, int numClasses, const std::vector<ClassEdge>&
 /// PipeDream emulation: biconnected components of the undirected group graph
 /// (iterative Hopcroft–Tarjan over an edge stack); the sources of each
 /// component's edges are united. Returns how many groups were absorbed.
-int mergeBiconnectedSources(ClassUnion& groups, int numClasses,
+int mergeBiconnectedSources(UnionFind& groups, int numClasses,
                             const std::vector<ClassEdge>& classEdges) {
   const auto out = groupSuccessors(groups, numClasses, classEdges);
   struct UndirectedEdge {
@@ -319,7 +294,7 @@ ContractedGraph contractWorkload(const Workload& workload, const ContractionOpti
     }
   }
 
-  ClassUnion groups(numClasses);
+  UnionFind groups(numClasses);
   graph.classesFusedByCycles = fuseCycles(groups, numClasses, classEdges);
   if (options.mergeBiconnected) {
     graph.classesMergedBiconnected = mergeBiconnectedSources(groups, numClasses, classEdges);

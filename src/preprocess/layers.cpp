@@ -3,12 +3,12 @@
 #include "preprocess/layers.hpp"
 
 #include <map>
-#include <numeric>
 #include <set>
 #include <utility>
 
 #include "dnnplace/import.hpp"
 #include "util/scc.hpp"
+#include "util/union_find.hpp"
 
 namespace dnnplace {
 
@@ -31,20 +31,6 @@ std::string layerName(const std::vector<Node>& nodes, const std::vector<NodeInde
     return first.substr(0, slash) + (nodes[members.front()].isBackward ? " (backward)" : "");
   return first + " (+" + std::to_string(members.size() - 1) + ")";
 }
-
-struct UnionFind {
-  std::vector<int> parent;
-  explicit UnionFind(int n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-  int find(int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(int a, int b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-  }
-};
 
 }  // namespace
 
@@ -105,7 +91,7 @@ std::optional<LayerFusion> fuseLayers(const Workload& workload, std::string* err
     if (first < 0)
       first = fusion.fusedOf[v];
     else
-      classes.join(first, fusion.fusedOf[v]);
+      classes.unite(first, fusion.fusedOf[v]);
   }
   std::vector<int> setSize(m, 0);
   for (int g = 0; g < m; ++g) ++setSize[classes.find(g)];
@@ -133,8 +119,7 @@ std::optional<LayerFusion> fuseLayers(const Workload& workload, std::string* err
   }
 
   // Edges between groups; a group pays the cost of each member with an edge out of it.
-  std::vector<RawEdge> edges;
-  std::set<std::pair<int, int>> seen;
+  std::set<std::pair<int, int>> arcs;  // ordered: the fused graph's edge order is deterministic
   std::vector<double> cost(m, 0);
   for (NodeIndex u = 0; u < n; ++u) {
     bool leaves = false;
@@ -142,11 +127,12 @@ std::optional<LayerFusion> fuseLayers(const Workload& workload, std::string* err
       const int from = fusion.fusedOf[u], to = fusion.fusedOf[w];
       if (from == to) continue;
       leaves = true;
-      if (seen.insert({from, to}).second) edges.push_back({nodes[from].id, nodes[to].id, 0});
+      arcs.insert({from, to});
     }
     if (leaves) cost[fusion.fusedOf[u]] += graph.outCost[u];
   }
-  for (RawEdge& edge : edges) edge.cost = cost[fusion.fusedOf[*graph.indexOf(edge.sourceId)]];
+  std::vector<RawEdge> edges;
+  for (const auto& [from, to] : arcs) edges.push_back({nodes[from].id, nodes[to].id, cost[from]});
 
   std::string why;
   auto fused = buildWorkload(workload.name, workload.machine, std::move(nodes), edges, &why);

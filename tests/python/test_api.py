@@ -1,0 +1,84 @@
+"""The Python API against the CLI (docs/python.md)."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import dnnplace
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLE = os.path.join(ROOT, "examples", "transformer_training.json")
+CLI = os.environ.get("DNNPLACE_CLI", os.path.join(ROOT, "build", "release", "dnnplace"))
+SHARED = os.environ.get("DNNPLACE_SHARED", os.path.join(ROOT, "..", "shared"))
+
+
+def test_round_trip():
+    w = dnnplace.Workload.load(EXAMPLE)
+    assert w.num_nodes == len(w.node_ids) > 0
+    again = dnnplace.Workload.from_dict(w.to_dict())
+    assert again == w and again.to_dict() == w.to_dict()
+
+
+def test_plan_json_evaluates_to_same_objective(tmp_path):
+    w = dnnplace.Workload.load(EXAMPLE)
+    plan = dnnplace.solve(w, method="dp")
+    assert plan.found and plan.status == "optimal"
+    path = tmp_path / "plan.json"
+    path.write_text(plan.to_json())
+    cli = json.loads(subprocess.run([CLI, "solve", EXAMPLE, "--method", "dp", "--quiet"],
+                                    check=True, capture_output=True, text=True).stdout)
+    assert plan.objective == pytest.approx(cli["objective"], rel=1e-9)
+    for source in (plan, str(path), dnnplace.Plan.from_json(plan.to_json())):
+        e = dnnplace.evaluate(w, source)
+        assert e.feasible and e.objective == pytest.approx(plan.objective, rel=1e-9)
+
+
+def test_bad_input_messages(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"maxFPGAs": 1}')
+    with pytest.raises(ValueError) as python_error:
+        dnnplace.Workload.load(bad)
+    cli = subprocess.run([CLI, "solve", str(bad)], capture_output=True, text=True)
+    assert cli.stderr.strip() == "dnnplace: " + str(python_error.value)
+    with pytest.raises(ValueError, match="unknown method 'nope'"):
+        dnnplace.solve(dnnplace.Workload.load(EXAMPLE), method="nope")
+
+
+def test_ctrl_c_stops_a_long_milp():
+    files = sorted(glob.glob(os.path.join(SHARED, "workloads", "throughput", "OperatorGraphs", "bert_l-12_*.json")))
+    if not files:
+        pytest.skip(f"no shared workloads in {SHARED}")
+    code = ("import dnnplace,sys\nw=dnnplace.Workload.load(sys.argv[1])\nprint('ready',flush=True)\n"
+            "try:\n  dnnplace.solve(w, method='milp', time_limit=600)\nexcept KeyboardInterrupt:\n"
+            "  print('interrupted',flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", code, files[0]], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(2)
+    start = time.monotonic()
+    p.send_signal(2)
+    out, _ = p.communicate(timeout=30)
+    assert "interrupted" in out and time.monotonic() - start < 10
+
+
+def shared_workloads():
+    found = sorted(glob.glob(os.path.join(SHARED, "workloads", "throughput", "LayerGraphs", "*.json")))
+    return [f for f in found if "gnmt" not in f]  # gnmt's DP takes too long for a unit test
+
+
+def test_dp_matches_cli_on_shared_workloads():
+    files = shared_workloads()
+    if not files:
+        pytest.skip(f"no shared workloads in {SHARED}/workloads")
+    expected = json.load(open(os.path.join(SHARED, "expected", "throughput.json")))["workloads"]
+    for f in files:
+        plan = dnnplace.solve(dnnplace.Workload.load(f), method="dp")
+        cli = json.loads(subprocess.run([CLI, "solve", f, "--method", "dp", "--quiet"],
+                                        check=True, capture_output=True, text=True).stdout)
+        assert plan.objective == pytest.approx(cli["objective"], rel=1e-9), f
+        key = os.path.relpath(f, os.path.join(SHARED, "workloads"))
+        if key in expected:
+            assert plan.objective == pytest.approx(expected[key]["dp_optimum"], rel=1e-6), f

@@ -544,6 +544,44 @@ TEST(ImportOnnxErrors, AGraphWithoutOperators) {
   EXPECT_EQ(result.err, "dnnplace: " + path.string() + ": the model's graph has no operators\n");
 }
 
+TEST(ImportOnnxErrors, GeometryShapeInferenceWouldDivideBy) {
+  // ONNX's shape inference divides by a convolution's strides and trusts a
+  // block size: a stride of 0 was a division by zero inside libonnx (found by
+  // the fuzzer; tests/fuzz/regressions/onnx-conv-stride-0).
+  struct Case {
+    const char* attribute;
+    std::vector<std::int64_t> values;
+    const char* expected;
+  };
+  for (const Case& c :
+       {Case{"strides", {1, 0}, "strides has the value 0 (each must be 1 to 2^31)"},
+        Case{"dilations", {-3, 1}, "dilations has the value -3 (each must be 1 to 2^31)"},
+        Case{"pads", {1, -1, 1, 1}, "pads has the value -1 (each must be 0 to 2^31)"},
+        Case{"kernel_shape",
+             {3, std::int64_t{1} << 40},
+             "kernel_shape has the value 1099511627776 (each must be 1 to 2^31)"}}) {
+    ModelBuilder b = convRelu();
+    auto* conv = b.proto().mutable_graph()->mutable_node(0);
+    conv->clear_attribute();
+    ModelBuilder::ints(conv, c.attribute, c.values);
+    const auto path = b.write();
+    const auto result = importCli(path, "");
+    EXPECT_EQ(result.exitCode, 2) << c.attribute;
+    EXPECT_EQ(result.err, "dnnplace: " + path.string() + ": operator '/conv/Conv' (Conv): attribute " +
+                              c.expected + "\n");
+  }
+  ModelBuilder blocks;
+  blocks.input("x", {std::int64_t{1}, std::int64_t{4}, std::int64_t{2}, std::int64_t{2}});
+  ModelBuilder::integer(blocks.node("DepthToSpace", "/d2s", {"x"}, {"y"}), "blocksize", 0);
+  blocks.output("y", {std::int64_t{1}, std::int64_t{1}, std::int64_t{4}, std::int64_t{4}});
+  const auto path = blocks.write();
+  const auto result = importCli(path, "");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: " + path.string() +
+                            ": operator '/d2s' (DepthToSpace): attribute blocksize has the value 0 "
+                            "(each must be 1 to 2^31)\n");
+}
+
 }  // namespace
 }  // namespace dnnplace
 

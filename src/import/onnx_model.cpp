@@ -110,6 +110,54 @@ bool checkOpsets(const onnx::ModelProto& model, const std::string& file, ImportE
   return true;
 }
 
+/// The extent a geometry attribute may have: far beyond any real kernel,
+/// stride or padding, small enough that no shape arithmetic overflows.
+constexpr std::int64_t kMaxGeometry = std::int64_t{1} << 31;
+
+bool standardDomain(const onnx::NodeProto& node) {
+  return node.domain().empty() || node.domain() == "ai.onnx";
+}
+
+/// What ONNX's shape inference divides by or loops on must be in range before
+/// it runs: it trusts a convolution's strides (a stride of 0 divides by zero)
+/// and a block size. Subgraphs (If, Loop, Scan) are checked alike.
+bool checkGeometry(const onnx::GraphProto& graph, const std::string& file, ImportError* error) {
+  static const std::set<std::string> convolutionsAndPools = {
+      "Conv",    "ConvInteger", "QLinearConv", "ConvTranspose",     "AveragePool",
+      "MaxPool", "LpPool",      "MaxUnpool",   "QLinearAveragePool"};
+  static const std::set<std::string> blocks = {"DepthToSpace", "SpaceToDepth"};
+  for (const auto& node : graph.node()) {
+    const std::string where = file + ": operator '" + node.name() + "' (" + node.op_type() + ")";
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.type() == onnx::AttributeProto::GRAPH && !checkGeometry(attribute.g(), file, error))
+        return false;
+      if (attribute.type() == onnx::AttributeProto::GRAPHS)
+        for (const auto& subgraph : attribute.graphs())
+          if (!checkGeometry(subgraph, file, error)) return false;
+    }
+    if (!standardDomain(node)) continue;
+    if (node.op_type() == "STFT")
+      return fail(error, where + ": signal-processing operators are not imported");
+    const bool convolution = convolutionsAndPools.count(node.op_type()) > 0;
+    if (!convolution && !blocks.count(node.op_type())) continue;
+    for (const auto& attribute : node.attribute()) {
+      const std::string& name = attribute.name();
+      const bool geometry = convolution ? name == "strides" || name == "dilations" ||
+                                              name == "kernel_shape" || name == "pads"
+                                        : name == "blocksize";
+      if (!geometry) continue;
+      const std::int64_t low = name == "pads" ? 0 : 1;
+      std::vector<std::int64_t> values(attribute.ints().begin(), attribute.ints().end());
+      if (attribute.has_i()) values.push_back(attribute.i());
+      for (const std::int64_t value : values)
+        if (value < low || value > kMaxGeometry)
+          return fail(error, where + ": attribute " + name + " has the value " + std::to_string(value) +
+                                 " (each must be " + std::to_string(low) + " to 2^31)");
+    }
+  }
+  return true;
+}
+
 /// Gives the graph inputs' symbolic dimensions their --dim values; names a
 /// dimension left symbolic or a --dim the model does not have.
 bool bindDimensions(onnx::GraphProto* graph, const std::set<std::string>& initializers,
@@ -175,7 +223,8 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
     error->message = file + ": the model's graph has no operators";
     return std::nullopt;
   }
-  if (!checkOpsets(proto, file, error)) return std::nullopt;
+  if (!checkOpsets(proto, file, error) || !checkGeometry(proto.graph(), file, error))
+    return std::nullopt;
   // ONNX's own checker first: shape inference assumes a well-formed graph.
   try {
     onnx::checker::check_model(proto);

@@ -40,6 +40,10 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
                         ->capture_default_str();
   command->add_flag("--diffmaxima", options->diffMaxima,
                     "throughput: minimize max forward + max backward load");
+  given->replicate = command->add_flag(
+      "--replicate", options->replicate,
+      "dp, dp-linear, pipedream: an accelerator block may run on several accelerators (data "
+      "parallelism, docs/model.md §9; needs the workload's syncBandwidth)");
   command
       ->add_option(
           "--max-ideals", options->maxIdeals,

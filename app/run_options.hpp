@@ -14,7 +14,8 @@ namespace dnnplace::cli {
 /// Which options of MethodOption were given. Those with a default (a valid
 /// value, so only their count tells) are kept as they are added.
 struct Given {
-  const CLI::Option *q = nullptr, *gap = nullptr, *restarts = nullptr, *contiguity = nullptr;
+  const CLI::Option *q = nullptr, *gap = nullptr, *restarts = nullptr, *contiguity = nullptr,
+                    *replicate = nullptr;
   OptionSet read(bool plan, bool writeModel, bool diffMaxima) const {
     OptionSet set;
     auto mark = [&set](bool given, MethodOption option) {
@@ -28,6 +29,7 @@ struct Given {
     mark(counted(restarts), MethodOption::Restarts);
     mark(counted(q), MethodOption::Q);
     mark(diffMaxima, MethodOption::DiffMaxima);
+    mark(counted(replicate), MethodOption::Replicate);
     return set;
   }
 };

@@ -711,7 +711,7 @@ TEST(MilpWarmStart, StartsFromTheGivenPlanAndNamesItsPhases) {
   SolveOptions options = exactOptions();
   options.objective = Objective::Latency;
   MilpInput input;
-  input.warmStarts.push_back({Placement{1, 1, {1, 1, 1}}, "by hand"});  // all on the CPU core
+  input.warmStarts.push_back({Placement{1, 1, {1, 1, 1}, {}}, "by hand"});  // all on the CPU core
   const SolveOutcome given = solveMilp(w, options, input);
   ASSERT_EQ(given.status, SolveStatus::Optimal) << given.message;
   EXPECT_DOUBLE_EQ(given.objective, 13.25);

@@ -27,7 +27,13 @@ struct DeviceReport {
   double load = 0;         ///< throughput: per-sample time on this device
   double forwardLoad = 0;  ///< part of load due to forward nodes (comm: the sender)
   double backwardLoad = 0;
-  double memory = 0;  ///< bytes (accelerators)
+  double memory = 0;  ///< bytes (accelerators): per replica
+  /// docs/model.md §9: the accelerators this block runs on, and the share of
+  /// load that is the gradient all-reduce (sync(B, r) / r). With r > 1,
+  /// load, forwardLoad and backwardLoad are per replica (divided by r):
+  /// load = forwardLoad + backwardLoad + syncLoad.
+  int replicas = 1;
+  double syncLoad = 0;
   int pieces = 0;     ///< latency: contiguous subgraphs run one after another
   double finish = 0;  ///< latency: when its last node finishes
 };

@@ -19,8 +19,12 @@ struct Placement {
   int numAccelerators = 0;
   int numCpus = 0;
   std::vector<std::int32_t> deviceOf;
+  /// docs/model.md §9: per accelerator, how many identical accelerators run
+  /// its block (data parallelism); empty means 1 each.
+  std::vector<int> replicas;
 
   int numDevices() const { return numAccelerators + numCpus; }
+  int replicasOf(int accelerator) const { return replicas.empty() ? 1 : replicas[accelerator]; }
   bool isAccelerator(int device) const { return device < numAccelerators; }
   static int cpuDevice(int numAccelerators, int core) { return numAccelerators + core; }
 };
@@ -29,14 +33,21 @@ struct Placement {
 struct PlanFile {
   std::vector<std::vector<std::int64_t>> fpgas;
   std::vector<std::vector<std::int64_t>> cpus;
+  std::vector<std::int64_t> fpgaReplicas;  ///< per fpgas entry, its "replicas" (1 when absent)
 };
 
 /// Parses plan JSON (docs/model.md §6; reference and human-expert splits).
-/// Only `fpgas` and `cpus` are read; other fields are ignored.
+/// Only `fpgas` and `cpus` (and an accelerator entry's `replicas`, docs/model.md §9)
+/// are read; other fields are ignored.
 std::optional<PlanFile> parsePlan(std::string_view text, const std::string& name, std::string* error);
 /// Reads (at most `maxBytes`: readFile) and parses a plan file.
 std::optional<PlanFile> loadPlan(const std::string& path, std::string* error,
                                  std::uint64_t maxBytes = defaultReadLimit());
+
+/// Whether the plan's replica counts fit the workload's machine (none above
+/// maxFPGAs: docs/model.md §9); else a one-line error naming the entry.
+bool checkReplicas(const Workload& workload, const PlanFile& plan, const std::string& name,
+                   std::string* error);
 
 /// Maps a plan file onto a workload. Unknown ids and nodes listed twice are
 /// appended to *violations (a twice-listed node keeps its first device). A

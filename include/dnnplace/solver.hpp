@@ -73,8 +73,10 @@ struct SolveOptions {
   /// Fuse the nodes of each layerId first (contractLayers, dnnplace/import.hpp),
   /// solve the layer graph and place the original nodes as their layers.
   bool contractLayers = false;
-  std::string expertPlanPath;                ///< method "expert"
-  std::string writeModelPath;                ///< MILP: export .lp/.mps
+  /// docs/model.md §9: accelerator blocks may be replicated (dp, dp-linear, pipedream).
+  bool replicate = false;
+  std::string expertPlanPath;  ///< method "expert"
+  std::string writeModelPath;  ///< MILP: export .lp/.mps
   /// Receives progress lines (no trailing newline); may be empty.
   std::function<void(const std::string&)> progress;
   /// Set asynchronously (Ctrl-C): stop and return the incumbent.
@@ -170,6 +172,7 @@ enum class MethodOption : unsigned {
   Restarts,    ///< --restarts: local-search restarts (milp's warm start runs them too)
   Q,           ///< --q: latency only, with every method
   DiffMaxima,  ///< --diffmaxima: throughput only, with every method
+  Replicate,   ///< --replicate: replicated blocks (dp, dp-linear, pipedream)
 };
 
 /// A set of MethodOption.

@@ -13,7 +13,8 @@ SolveOutcome solveExpert(const Workload& w, const SolveOptions& options) {
                       "method 'expert' needs --plan FILE (a split written by hand)");
   std::string error;
   auto file = loadPlan(options.expertPlanPath, &error, readLimitFor(options.memoryLimitBytes));
-  if (!file) return failedCall(CallStatus::InvalidInput, error);
+  if (!file || !checkReplicas(w, *file, options.expertPlanPath, &error))
+    return failedCall(CallStatus::InvalidInput, error);
   std::vector<std::string> problems;
   Placement placement = resolvePlan(w, *file, &problems);
   EvaluateOptions evalOptions = evaluateOptionsFor(options);

@@ -73,6 +73,12 @@ Placement placementOf(const Workload& workload, const ContractedGraph& graph,
   placement.deviceOf.resize(workload.numNodes());
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
     placement.deviceOf[v] = deviceOfSuper[graph.superOf[v]];
+  if (std::any_of(blocks.begin(), blocks.end(), [](const Block& b) { return b.replicas > 1; })) {
+    placement.replicas.assign(placement.numAccelerators, 1);
+    int device = 0;
+    for (auto it = blocks.rbegin(); it != blocks.rend(); ++it)
+      if (it->accelerator) placement.replicas[device++] = it->replicas;
+  }
   return placement;
 }
 
@@ -110,8 +116,9 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
   // Every lattice holds at least n + 1 ideals (a chain's prefixes): when
   // their tables alone pass the memory limit, or the states outgrow the
   // DP's indices, nothing is enumerated.
-  const std::uint64_t leastTableBytes = saturatingProduct(
-      static_cast<std::uint64_t>(graph.numSuperNodes) + 1, LatticeDp::bytesPerIdeal(states));
+  const std::uint64_t leastTableBytes =
+      saturatingProduct(static_cast<std::uint64_t>(graph.numSuperNodes) + 1,
+                        LatticeDp::bytesPerIdeal(states));
   if (states.count() > DeviceStates::kMaxCount ||
       (options.memoryLimitBytes && leastTableBytes > options.memoryLimitBytes)) {
     result.kind = ChainResult::Kind::MemoryLimit;

@@ -17,6 +17,7 @@ namespace dnnplace::dp {
 struct Block {
   bool accelerator = true;
   std::vector<std::int32_t> superNodes;
+  int replicas = 1;  ///< accelerators running the block (docs/model.md §9)
 };
 
 /// The max-load of a chain, recomputed from scratch on the original graph.

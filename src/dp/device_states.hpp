@@ -42,6 +42,19 @@ struct DeviceStates {
   int cpusOf(int s) const { return s % (cpus + 1); }
 };
 
+/// Makes best[] (one value per state) closed under "leave a device empty":
+/// a state's value is at most that of any state with fewer devices.
+/// (Nested loops: acceleratorsOf/cpusOf divide.)
+inline void closeUnderUnusedDevices(DeviceStates states, double* best) {
+  const int step = states.acceleratorStep();
+  for (int c = 1; c <= states.cpus; ++c) best[c] = std::min(best[c], best[c - 1]);
+  for (std::int64_t s = step; s < states.count(); s += step) {
+    best[s] = std::min(best[s], best[s - step]);
+    for (int c = 1; c <= states.cpus; ++c)
+      best[s + c] = std::min({best[s + c], best[s + c - step], best[s + c - 1]});
+  }
+}
+
 /// Per ideal, sums that bound any chain from below: accelerator work of
 /// the super-nodes that fit an accelerator, CPU work of those that do not
 /// (and how many), and all CPU work; all accelerator latency, and the

@@ -56,6 +56,7 @@
 
 #include "dp/dp.hpp"
 #include "dnnplace/solver.hpp"
+#include "dp/replicated.hpp"
 
 #include <algorithm>
 #include <array>
@@ -189,11 +190,10 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
     if (order != ContractionOptions::Order::SmallestFirst)
       renumbered = renumberContracted(graph, order);
     const ContractedGraph& ordered = renumbered ? *renumbered : graph;
-    const LinearSeed seed = small.nearlyChain
-                                ? greedyChain(workload, ordered, deadline, options.interrupt,
-                                              options.memoryLimitBytes)
-                                : orderSeed(workload, ordered, best.objective, deadline,
-                                            options.interrupt, options.memoryLimitBytes);
+    const LinearSeed seed = small.nearlyChain ? greedyChain(workload, ordered, deadline,
+                                                            options.interrupt, options.memoryLimitBytes)
+                                              : orderSeed(workload, ordered, best.objective, deadline,
+                                                          options.interrupt, options.memoryLimitBytes);
     offer(workload, ordered, seed.objective, seed.blocks);
   }
   if (small.complete) return best;
@@ -335,6 +335,8 @@ SolveOutcome withLatency(const Workload& workload, const SolveOptions& options, 
 
 SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
   using namespace dp;
+  if (options.replicate)
+    return solveReplicated(workload, options, "dp", ContractionOptions{}, true, solveDp);
   if (options.diffMaxima) {
     SolveOutcome refused;
     refused.call = CallStatus::InvalidInput;

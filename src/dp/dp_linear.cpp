@@ -10,6 +10,7 @@
 #include "dp/dp.hpp"
 #include "dp/exact_sums.hpp"
 #include "dp/messages.hpp"
+#include "dp/replicated.hpp"
 #include "dp/seeds.hpp"
 
 namespace dnnplace {
@@ -47,9 +48,9 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
   // (A quarter of the time: it is only a bound, and a plan if a limit stops the DP.)
   const auto deadline = deadlineOf(options);
   const auto now = Clock::now();
-  const LinearSeed greedy =
-      greedyChain(workload, graph, deadline < now ? deadline : now + (deadline - now) / 4,
-                  options.interrupt, options.memoryLimitBytes);
+  const LinearSeed greedy = greedyChain(workload, graph,
+                                        deadline < now ? deadline : now + (deadline - now) / 4,
+                                        options.interrupt, options.memoryLimitBytes);
   snapToExactGrid(&graph, workload.machine.maxSizePerFpga, greedy.objective);
   const ChainResult chain = solveChain(workload, graph, options, deadline, kInfinity);
   phases.add("enumerate", chain.enumerateSeconds);
@@ -60,11 +61,10 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
     outcome.message = limitMessage(chain, options);
     // The same optimum without a lattice, if time is left (its table keeps
     // the memory limit with fewer devices if need be), else the greedy packing.
-    LinearSeed along =
-        phases.time("seed", [&] {
-          return linearChainSeed(workload, graph, aboveRounding(greedy.objective), deadline,
-                                 options.interrupt, options.memoryLimitBytes);
-        });
+    LinearSeed along = phases.time("seed", [&] {
+      return linearChainSeed(workload, graph, aboveRounding(greedy.objective), deadline,
+                             options.interrupt, options.memoryLimitBytes);
+    });
     if (along.blocks.empty()) along = greedy;
     outcome.phases = phases.take();
     if (along.blocks.empty()) {
@@ -102,6 +102,9 @@ SolveOutcome solveAlongOneOrder(const Workload& workload, const SolveOptions& op
 }  // namespace dp
 
 SolveOutcome solveDpLinear(const Workload& workload, const SolveOptions& options) {
+  if (options.replicate)
+    return dp::solveReplicated(workload, options, "dp-linear", ContractionOptions{}, false,
+                               solveDpLinear);
   return dp::solveAlongOneOrder(workload, options, "dp-linear", ContractionOptions{},
                                 [](const ContractedGraph& graph) {
                                   return "optimal for one " + std::string(dp::kOrderNote) + " (" +

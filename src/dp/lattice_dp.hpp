@@ -110,17 +110,9 @@ class LatticeDp {
   }
 
   /// best[s] only ever holds an upper bound on the final value; keeping it
-  /// closed under "leave a device empty" lets every state prune with it.
-  /// (Nested loops: acceleratorsOf/cpusOf divide, and this runs after every improvement.)
-  void close(double* best) const {
-    const int step = states_.acceleratorStep();
-    for (int c = 1; c <= states_.cpus; ++c) best[c] = std::min(best[c], best[c - 1]);
-    for (int s = step; s < states_.count(); s += step) {
-      best[s] = std::min(best[s], best[s - step]);
-      for (int c = 1; c <= states_.cpus; ++c)
-        best[s + c] = std::min({best[s + c], best[s + c - step], best[s + c - 1]});
-    }
-  }
+  /// closed under "leave a device empty" lets every state prune with it
+  /// (this runs after every improvement).
+  void close(double* best) const { closeUnderUnusedDevices(states_, best); }
 
   /// The tests against the cut; set up by computeWork.
   StateBounds bounds_;

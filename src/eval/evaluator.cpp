@@ -114,11 +114,31 @@ void checkFeasibility(const Workload& w, const Placement& p, const EvaluateOptio
     if (p.isAccelerator(p.deviceOf[v])) memory[p.deviceOf[v]] += w.graph().nodes[v].size;
   }
   const double capacity = w.machine.maxSizePerFpga;
-  int acceleratorsUsed = 0, cpusUsed = 0;
+  // docs/model.md §9: an accelerator entry with r replicas stands for r accelerators.
+  const bool replicaCountsUsable = p.replicas.empty() ||
+                                   static_cast<int>(p.replicas.size()) == p.numAccelerators;
+  if (!replicaCountsUsable)
+    violations.push_back("the placement gives replica counts for " + std::to_string(p.replicas.size()) +
+                         " accelerators, it has " + std::to_string(p.numAccelerators));
+  std::int64_t acceleratorsUsed = 0;
+  int cpusUsed = 0;
   for (int d = 0; d < p.numDevices(); ++d) {
     if (count[d] == 0) continue;
     if (p.isAccelerator(d)) {
-      ++acceleratorsUsed;
+      const int replicas = replicaCountsUsable ? p.replicasOf(d) : 1;
+      acceleratorsUsed += std::max(replicas, 1);
+      if (replicas < 1)
+        violations.push_back(deviceName(p, d) + " has " + std::to_string(replicas) +
+                             " replicas (at least 1)");
+      if (replicas > 1 && options.objective == Objective::Latency)
+        violations.push_back(deviceName(p, d) +
+                             " is replicated: replicas apply to the throughput objective only");
+      else if (replicas > 1 && options.diffMaxima)
+        violations.push_back(deviceName(p, d) +
+                             " is replicated: replicas do not apply with diffmaxima");
+      else if (replicas > 1 && !(w.machine.syncBandwidth > 0))
+        violations.push_back(deviceName(p, d) + " has " + std::to_string(replicas) +
+                             " replicas, but the workload has no syncBandwidth to synchronize them");
       if (memory[d] > capacity * (1 + 1e-12))
         violations.push_back(deviceName(p, d) + " holds " + formatShortest(memory[d]) +
                              " bytes, more than maxSizePerFPGA = " + formatShortest(capacity));
@@ -147,6 +167,8 @@ std::vector<DeviceReport> baseReports(const Workload& w, const Placement& p) {
   for (int d = 0; d < p.numDevices(); ++d) {
     reports[d].accelerator = p.isAccelerator(d);
     reports[d].index = p.isAccelerator(d) ? d : d - p.numAccelerators;
+    if (p.isAccelerator(d) && static_cast<int>(p.replicas.size()) == p.numAccelerators)
+      reports[d].replicas = std::max(p.replicas[d], 1);
   }
   for (NodeIndex v = 0; v < w.numNodes(); ++v) {
     if (!placed(p, v)) continue;
@@ -183,7 +205,23 @@ void throughputLoads(const Workload& w, const Placement& p, std::vector<DeviceRe
       pay(p.deviceOf[x]);
     }
   }
-  for (auto& r : *reports) r.load = r.forwardLoad + r.backwardLoad;
+  // docs/model.md §9: r replicas share the samples and pay the all-reduce of
+  // the block's weights: load(B, r) = (load(B) + sync(B, r)) / r.
+  std::vector<double> parameters(p.numDevices(), 0);
+  for (NodeIndex v = 0; v < w.numNodes(); ++v)
+    if (placed(p, v)) parameters[p.deviceOf[v]] += w.graph().nodes[v].parameterSize;
+  for (int d = 0; d < p.numDevices(); ++d) {
+    auto& r = (*reports)[d];
+    if (r.accelerator && r.replicas > 1 && w.machine.syncBandwidth > 0) {
+      const double n = r.replicas;
+      const double sync = 4 * (n - 1) / n * parameters[d] / w.machine.syncBandwidth /
+                          w.machine.samplesPerSync;
+      r.forwardLoad /= n;
+      r.backwardLoad /= n;
+      r.syncLoad = sync / n;
+    }
+    r.load = r.forwardLoad + r.backwardLoad + r.syncLoad;
+  }
 }
 
 // docs/model.md §5. Each accelerator's nodes split into pieces by re-entry count;

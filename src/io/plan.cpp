@@ -36,6 +36,7 @@ class PlanSchema {
       if (streaming_ != kNone) notAnObject(value);
     } else if (level == 3) {
       if (inDevice_ && nodesKey_) nodes_.set(value);
+      if (inDevice_ && replicasKey_) replicas_.set(value);
     } else if (level == 4 && inNodes_) {
       id(value);
     }
@@ -57,9 +58,11 @@ class PlanSchema {
       if (kind != Value::Kind::Object) return notAnObject(value);
       inDevice_ = true;
       nodes_.clear();
+      replicas_.clear();
       ids_.clear();
       idError_.clear();
     } else if (level == 3) {
+      if (inDevice_ && replicasKey_) replicas_.set(value);
       if (!inDevice_ || !nodesKey_) return;
       nodes_.set(value);
       if (kind == Value::Kind::Array) {
@@ -90,6 +93,7 @@ class PlanSchema {
         if (name == kListNames[l]) member_ = l;
     } else if (level == 3 && inDevice_) {
       nodesKey_ = name == "nodes";
+      replicasKey_ = name == "replicas" && streaming_ == kFpgas;
     }
   }
 
@@ -114,6 +118,7 @@ class PlanSchema {
         return std::nullopt;
       }
       (l == kFpgas ? plan.fpgas : plan.cpus) = std::move(list.devices);
+      if (l == kFpgas) plan.fpgaReplicas = std::move(list.replicas);
     }
     // Placement numbers devices with an int.
     if (plan.fpgas.size() + plan.cpus.size() > static_cast<std::size_t>(kMaxPlanDevices)) {
@@ -128,7 +133,8 @@ class PlanSchema {
   struct List {
     Field field;
     std::vector<std::vector<std::int64_t>> devices;
-    std::string error;  ///< its first fault
+    std::vector<std::int64_t> replicas;  ///< per device (fpgas): 1 when not given
+    std::string error;                   ///< its first fault
   };
 
   /// "fpgas[3]": the device being read.
@@ -165,6 +171,15 @@ class PlanSchema {
       list.error = idError_;
       return;
     }
+    std::int64_t replicas = 1;
+    if (replicas_.present()) {
+      if (!json_reader::readInteger(replicas_, "replicas", true, &replicas, where, &list.error)) return;
+      if (replicas < 1 || replicas > kMaxPlanDevices) {
+        list.error = where() + ": replicas must be at least 1, got " + std::to_string(replicas);
+        return;
+      }
+    }
+    list.replicas.push_back(replicas);
     list.devices.push_back(std::move(ids_));
     ids_.clear();
   }
@@ -172,12 +187,14 @@ class PlanSchema {
   const std::string& file_;
   Field top_;
   List lists_[kLists];
-  int member_ = kNone;     ///< the list of the last top-level key
-  int streaming_ = kNone;  ///< the list whose array is being read
-  bool inDevice_ = false;  ///< inside a device's object
-  bool nodesKey_ = false;  ///< the device's last key was "nodes"
-  bool inNodes_ = false;   ///< inside a device's "nodes" array
-  Field nodes_;            ///< the device's "nodes", as last given
+  int member_ = kNone;        ///< the list of the last top-level key
+  int streaming_ = kNone;     ///< the list whose array is being read
+  bool inDevice_ = false;     ///< inside a device's object
+  bool nodesKey_ = false;     ///< the device's last key was "nodes"
+  bool replicasKey_ = false;  ///< the device's last key was "replicas" (fpgas only)
+  bool inNodes_ = false;      ///< inside a device's "nodes" array
+  Field nodes_;               ///< the device's "nodes", as last given
+  Field replicas_;            ///< an accelerator's "replicas" (docs/model.md §9), as last given
   std::vector<std::int64_t> ids_;
   std::string idError_;  ///< the first fault among ids_
 };
@@ -204,12 +221,28 @@ std::optional<PlanFile> loadPlan(const std::string& path, std::string* error, st
   return parsePlan(*text, inputName(path), error);
 }
 
+bool checkReplicas(const Workload& workload, const PlanFile& plan, const std::string& name,
+                   std::string* error) {
+  for (std::size_t d = 0; d < plan.fpgaReplicas.size(); ++d)
+    if (plan.fpgaReplicas[d] > workload.machine.maxFpgas) {
+      *error = name + ": fpgas[" + std::to_string(d) + "]: replicas " +
+               std::to_string(plan.fpgaReplicas[d]) + " is more than the workload's maxFPGAs (" +
+               std::to_string(workload.machine.maxFpgas) + ")";
+      return false;
+    }
+  return true;
+}
+
 Placement resolvePlan(const Workload& workload, const PlanFile& plan,
                       std::vector<std::string>* violations) {
   Placement placement;
   placement.numAccelerators = static_cast<int>(plan.fpgas.size());
   placement.numCpus = static_cast<int>(plan.cpus.size());
   placement.deviceOf.assign(workload.numNodes(), Placement::kUnplaced);
+  if (std::any_of(plan.fpgaReplicas.begin(), plan.fpgaReplicas.end(),
+                  [](std::int64_t r) { return r != 1; }))
+    for (const std::int64_t r : plan.fpgaReplicas)  // parsePlan held them to an int
+      placement.replicas.push_back(static_cast<int>(r));
 
   auto deviceName = [&](int device) {
     return device < placement.numAccelerators

@@ -36,11 +36,26 @@ double computeOn(const Workload& workload, const Placement& placement, int d, No
 
 }  // namespace
 
+double replicatedLoad(double load, double parameterBytes, int replicas, const Machine& machine) {
+  if (replicas <= 1 || !(machine.syncBandwidth > 0)) return load;
+  const double r = replicas;
+  const double sync = 4 * (r - 1) / r * parameterBytes / machine.syncBandwidth / machine.samplesPerSync;
+  return (load + sync) / r;
+}
+
 std::vector<double> deviceLoads(const Workload& workload, const Placement& placement) {
   std::vector<double> load(placement.numDevices(), 0);
   forEachLoadTerm(
       workload, placement, [&](int d, NodeIndex v) { load[d] += computeOn(workload, placement, d, v); },
       [&](int d, NodeIndex u) { load[d] += workload.graph().outCost[u]; });
+  if (!placement.replicas.empty()) {
+    std::vector<double> parameters(placement.numAccelerators, 0);
+    for (NodeIndex v = 0; v < workload.numNodes(); ++v)
+      if (placement.isAccelerator(placement.deviceOf[v]))
+        parameters[placement.deviceOf[v]] += workload.graph().nodes[v].parameterSize;
+    for (int d = 0; d < placement.numAccelerators; ++d)
+      load[d] = replicatedLoad(load[d], parameters[d], placement.replicasOf(d), workload.machine);
+  }
   return load;
 }
 

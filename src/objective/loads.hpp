@@ -13,7 +13,13 @@
 
 namespace dnnplace::objective {
 
-/// Per device: its load.
+/// docs/model.md §9: a block of accelerator load `load` whose nodes hold
+/// `parameterBytes` of weights, on `replicas` accelerators:
+/// (load + sync) / r, sync = 4 · (r − 1)/r · parameterBytes / syncBandwidth / samplesPerSync
+/// (0 for r = 1, or without a syncBandwidth).
+double replicatedLoad(double load, double parameterBytes, int replicas, const Machine& machine);
+
+/// Per device: its load (per replica, for a replicated accelerator).
 std::vector<double> deviceLoads(const Workload& workload, const Placement& placement);
 
 /// Per device: its load split into forward and backward nodes' shares (a

@@ -64,6 +64,10 @@ std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
     if (objective == Objective::Throughput) {
       entry["forwardLoad"] = r.forwardLoad;
       entry["backwardLoad"] = r.backwardLoad;
+      if (r.replicas > 1) {
+        entry["replicas"] = r.replicas;
+        entry["syncLoad"] = r.syncLoad;
+      }
     } else {
       entry["finish"] = r.finish;
       if (r.accelerator) entry["subgraphs"] = r.pieces;
@@ -81,7 +85,8 @@ std::string outcomeSummary(const Workload& workload, const SolveOutcome& outcome
   std::string text = outcome.method + ": " + resultName(outcome);
   if (outcome.placement) {
     int accelerators = 0, cpus = 0;
-    for (const auto& r : outcome.evaluation.devices) (r.accelerator ? accelerators : cpus)++;
+    for (const auto& r : outcome.evaluation.devices)
+      (r.accelerator ? accelerators : cpus) += r.replicas;
     text += ", " + objectiveLabel(options) + " ";
     text += formatShortest(outcome.objective);
     if (outcome.lowerBound > 0)
@@ -113,6 +118,10 @@ std::string evaluationToJson(const Evaluation& evaluation, const EvaluateOptions
     if (objective == Objective::Throughput) {
       entry["forwardLoad"] = r.forwardLoad;
       entry["backwardLoad"] = r.backwardLoad;
+      if (r.replicas > 1) {
+        entry["replicas"] = r.replicas;
+        entry["syncLoad"] = r.syncLoad;
+      }
     } else {
       entry["finish"] = r.finish;
       entry["subgraphs"] = r.pieces;
@@ -132,19 +141,27 @@ std::string evaluationToText(const Evaluation& evaluation, const EvaluateOptions
   text += label + std::string(label.size() < 12 ? 12 - label.size() : 1, ' ') +
           formatShortest(evaluation.objective) + "\n";
   text += std::string("contiguous: ") + (evaluation.contiguous ? "yes" : "no") + "\n\n";
+  // Replicated blocks (docs/model.md §9): loads are per replica, sync is the all-reduce's share.
+  const bool replicated = std::any_of(evaluation.devices.begin(), evaluation.devices.end(),
+                                      [](const DeviceReport& r) { return r.replicas > 1; });
   char line[256];
-  std::snprintf(line, sizeof line, "%-16s %7s %14s %14s %14s %12s\n", "device", "nodes", "load",
+  std::snprintf(line, sizeof line, "%-16s %7s %14s %14s %14s %12s", "device", "nodes", "load",
                 objective == Objective::Latency ? "finish" : "forward",
                 objective == Objective::Latency ? "subgraphs" : "backward", "memory MB");
-  text += line;
+  text += line + std::string(replicated ? "   replicas           sync\n" : "\n");
   for (const auto& r : evaluation.devices) {
     const std::string third = objective == Objective::Latency ? fixed(r.finish) : fixed(r.forwardLoad);
     const std::string fourth = objective == Objective::Latency ? std::to_string(r.pieces)
                                                                : fixed(r.backwardLoad);
-    std::snprintf(line, sizeof line, "%-16s %7d %14s %14s %14s %12s\n", deviceLabel(r).c_str(),
+    std::snprintf(line, sizeof line, "%-16s %7d %14s %14s %14s %12s", deviceLabel(r).c_str(),
                   r.numNodes, fixed(r.load).c_str(), third.c_str(), fourth.c_str(),
                   r.accelerator ? fixed(r.memory / 1e6, 1).c_str() : "-");
     text += line;
+    if (replicated) {
+      std::snprintf(line, sizeof line, " %10d %14s", r.replicas, fixed(r.syncLoad).c_str());
+      text += line;
+    }
+    text += "\n";
   }
   if (!evaluation.violations.empty()) {
     text += "\nviolations:\n";

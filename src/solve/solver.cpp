@@ -67,11 +67,20 @@ SolveOutcome failedCall(CallStatus call, std::string message) {
 const std::vector<MethodInfo>& methods() {
   using enum MethodOption;
   static const std::vector<MethodInfo> table = {
-      {"dp", true, true,
-       "exact contiguous max-load (DP over ideals); for latency: the latency of that plan", solveDp,
-       true},
-      {"dp-linear", true, false, "the DP restricted to one topological order (polynomial)",
-       solveDpLinear, true},
+      {"dp",
+       true,
+       true,
+       "exact contiguous max-load (DP over ideals); for latency: the latency of that plan",
+       solveDp,
+       true,
+       {Replicate}},
+      {"dp-linear",
+       true,
+       false,
+       "the DP restricted to one topological order (polynomial)",
+       solveDpLinear,
+       true,
+       {Replicate}},
       {"milp",
        true,
        true,
@@ -79,8 +88,13 @@ const std::vector<MethodInfo>& methods() {
        solveMilpWarmStarted,
        false,
        {WriteModel, Contiguity, Gap, Restarts}},
-      {"pipedream", true, false, "PipeDream emulation: merge biconnected components, linearize, DP",
-       solvePipedream, true},
+      {"pipedream",
+       true,
+       false,
+       "PipeDream emulation: merge biconnected components, linearize, DP",
+       solvePipedream,
+       true,
+       {Replicate}},
       {"scotch", true, false, "Scotch graph partitioning of the color-class graph", solveScotch},
       {"local-search",
        true,
@@ -141,6 +155,10 @@ constexpr OptionRule kOptionRules[] = {
     {MethodOption::Gap, std::nullopt, "--gap applies to --method milp only"},
     {MethodOption::Restarts, std::nullopt,
      "--restarts applies to --method local-search and milp (its warm start) only"},
+    {MethodOption::Replicate, std::nullopt,
+     "--replicate applies to --method dp, dp-linear and pipedream only"},
+    {MethodOption::Replicate, Objective::Throughput,
+     "--replicate applies to --objective throughput only"},
     {MethodOption::Q, Objective::Latency, "--q applies to --objective latency only"},
     {MethodOption::DiffMaxima, Objective::Throughput,
      "--diffmaxima applies to --objective throughput only"},
@@ -175,7 +193,7 @@ Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan,
 std::optional<Evaluation> evaluatePlanFile(const Workload& workload, const std::string& path,
                                            const EvaluateOptions& options, std::string* error) {
   const auto plan = loadPlan(path, error);
-  if (!plan) return std::nullopt;
+  if (!plan || !checkReplicas(workload, *plan, inputName(path), error)) return std::nullopt;
   return evaluatePlan(workload, *plan, options);
 }
 

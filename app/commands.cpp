@@ -178,7 +178,7 @@ int runCompare(CompareArgs& args, OptionSet given) {
   const auto rows = compareMethods(pointers, *names, args.options);
   clearProgress(args.quiet);
   std::cout << formatComparison(rows, args.format);
-  const std::size_t runs = workloads.size() * names->size();
+  const std::size_t runs = workloads.size() * rowsPerWorkload(*names, args.options);
   if (rows.size() < runs)
     std::cerr << "compare: interrupted after " << rows.size() << " of " << runs
               << " runs; the ratios rank the rows shown\n";

@@ -42,8 +42,9 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
                     "throughput: minimize max forward + max backward load");
   given->replicate = command->add_flag(
       "--replicate", options->replicate,
-      "dp, dp-linear, pipedream: an accelerator block may run on several accelerators (data "
-      "parallelism, docs/model.md §9; needs the workload's syncBandwidth)");
+      "dp, dp-linear, pipedream, milp: an accelerator block may run on several accelerators (data "
+      "parallelism, docs/model.md §9; needs the workload's syncBandwidth); compare: each of them "
+      "also with it");
   command
       ->add_option(
           "--max-ideals", options->maxIdeals,

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "dnnplace/compare.hpp"
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
@@ -222,7 +223,9 @@ struct BruteForce {
 /// Assigns classes to devices in every way (devices of one type are
 /// interchangeable: each class joins a device already used or the next new
 /// one), keeps feasible contiguous placements and returns the best max-load.
-BruteForce bruteForce(const Workload& w) {
+/// With `replicate` (docs/model.md §9), every way of giving the used
+/// accelerators' blocks r ≥ 1 replicas each, k in all, is tried too.
+BruteForce bruteForce(const Workload& w, bool replicate = false) {
   const int classes = w.graph().numClasses;
   const int k = w.machine.maxFpgas, l = w.machine.maxCpus;
   std::vector<char> hasForward(classes, 0), supported(classes, 1);
@@ -291,7 +294,30 @@ BruteForce bruteForce(const Workload& w) {
       }
       for (int d : paying) load[d] += w.graph().outCost[u];
     }
-    const double worst = *std::max_element(load.begin(), load.end());
+    double worst = 0;
+    for (int d = k; d < devices; ++d) worst = std::max(worst, load[d]);
+    std::vector<int> used;
+    std::vector<double> weights(k, 0);
+    for (int c = 0; c < classes; ++c)
+      if (device[c] < k && std::find(used.begin(), used.end(), device[c]) == used.end())
+        used.push_back(device[c]);
+    for (NodeIndex v = 0; v < w.numNodes(); ++v)
+      if (device[w.graph().classOf[v]] < k)
+        weights[device[w.graph().classOf[v]]] += w.graph().nodes[v].parameterSize;
+    // The used accelerators' loads with r replicas each; spare: accelerators left.
+    std::function<double(std::size_t, int)> best = [&](std::size_t i, int spare) {
+      if (i == used.size()) return 0.0;
+      const int d = used[i];
+      double value = kInf;
+      for (int r = 1; r <= 1 + (replicate ? spare : 0); ++r) {
+        const double sync = r == 1 ? 0
+                                   : 4.0 * (r - 1) / r * weights[d] / w.machine.syncBandwidth /
+                                         w.machine.samplesPerSync;
+        value = std::min(value, std::max((load[d] + sync) / r, best(i + 1, spare - (r - 1))));
+      }
+      return value;
+    };
+    worst = std::max(worst, best(0, k - static_cast<int>(used.size())));
     result.feasible = true;
     result.optimum = std::min(result.optimum, worst);
   };
@@ -484,7 +510,8 @@ TEST(DpProperty, AnyMagnitudesGiveValidPlansAndTrueOptima) {
       if (outcome.status == SolveStatus::Optimal) {
         ++optimal;
         EXPECT_NEAR(outcome.objective, expected.optimum, 1e-9 * expected.optimum)
-            << outcome.message << "\n" << describe(g, w);
+            << outcome.message << "\n"
+            << describe(g, w);
       } else {
         ++feasibleOnly;
         EXPECT_EQ(outcome.status, SolveStatus::Feasible) << outcome.message;
@@ -527,6 +554,81 @@ TEST(DpProperty, DpLinearIsOptimalOnChains) {
     ASSERT_EQ(linear.status, SolveStatus::Feasible) << linear.message;
     EXPECT_DOUBLE_EQ(linear.objective, exact.objective);
   }
+}
+
+// docs/model.md §9: dp --replicate against the brute force over placements
+// and replica counts; never above the pure optimum, and equal to it when the
+// all-reduce makes replication useless; dp-linear and pipedream --replicate
+// never below dp --replicate and never above their own pure plans.
+TEST(DpProperty, ReplicatedMatchesBruteForceOnRandomGraphs) {
+  std::mt19937_64 rng(20261203);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int checked = 0, feasible = 0, infeasible = 0, replicationWins = 0, useless = 0, withCpus = 0;
+  SolveOptions replicate;
+  replicate.replicate = true;
+  EvaluateOptions contiguous;
+  contiguous.requireContiguous = true;
+  while (checked < 5000) {
+    RandomGraph g = randomGraph(rng);
+    g.machine.maxFpgas = 1 + static_cast<int>(rng() % 5);
+    // Weights (every node has some when the all-reduce is to make replication
+    // useless: a block without weights replicates for free); a bandwidth from
+    // "replication pays" to "it never does".
+    const bool uselessSync = unit(rng) < 0.2;
+    for (auto& node : g.nodes)
+      node.parameterSize =
+          uselessSync || (!node.isBackward && unit(rng) < 0.7) ? 1 + std::round(unit(rng) * 16) : 0;
+    g.machine.syncBandwidth = uselessSync ? 1e-9 : std::pow(10.0, -1 + 2.5 * unit(rng));
+    g.machine.samplesPerSync = unit(rng) < 0.3 ? 4 : 1;
+    std::string error;
+    auto built = buildWorkload("random", g.machine, g.nodes, g.edges, &error);
+    ASSERT_TRUE(built.has_value()) << error;
+    const Workload& w = *built;
+    if (w.graph().numClasses > 6) continue;  // keep the brute force small
+    ++checked;
+    withCpus += w.machine.maxCpus > 0;
+    const BruteForce pure = bruteForce(w), expected = bruteForce(w, true);
+    const SolveOutcome outcome = solve(w, "dp", replicate);
+    if (!expected.feasible) {
+      ++infeasible;
+      EXPECT_EQ(outcome.status, SolveStatus::Infeasible) << describe(g, w) << "\n" << outcome.message;
+      continue;
+    }
+    ++feasible;
+    ASSERT_EQ(outcome.status, SolveStatus::Optimal) << describe(g, w) << "\n" << outcome.message;
+    const double tolerance = 1e-9 * std::max(1.0, expected.optimum);
+    EXPECT_NEAR(outcome.objective, expected.optimum, tolerance) << describe(g, w);
+    EXPECT_NEAR(outcome.lowerBound, outcome.objective, tolerance);
+    EXPECT_LE(expected.optimum, pure.optimum + tolerance);
+    if (uselessSync) {
+      ++useless;
+      EXPECT_NEAR(outcome.objective, pure.optimum, tolerance) << describe(g, w);
+    }
+    if (expected.optimum < pure.optimum - tolerance) ++replicationWins;
+    const Evaluation evaluation = evaluate(w, *outcome.placement, contiguous);
+    EXPECT_TRUE(evaluation.feasible && evaluation.contiguous) << describe(g, w);
+    for (const char* method : {"dp-linear", "pipedream"}) {
+      const SolveOutcome alone = solve(w, method, SolveOptions{});
+      const SolveOutcome restricted = solve(w, method, replicate);
+      if (!hasPlan(restricted)) {
+        EXPECT_FALSE(hasPlan(alone)) << method << ": " << restricted.message;
+        continue;
+      }
+      EXPECT_GE(restricted.objective, outcome.objective - tolerance) << method << "\n"
+                                                                     << describe(g, w);
+      EXPECT_LE(restricted.objective, alone.objective + tolerance) << method << "\n" << describe(g, w);
+      const Evaluation e = evaluate(w, *restricted.placement, contiguous);
+      EXPECT_TRUE(e.feasible && e.contiguous) << method;
+    }
+    if (::testing::Test::HasFailure()) break;  // one reproducible failure is enough
+  }
+  std::printf("checked %d: feasible %d, infeasible %d, replication wins %d, useless sync %d, cpus %d\n",
+              checked, feasible, infeasible, replicationWins, useless, withCpus);
+  EXPECT_GE(feasible, 3000);
+  EXPECT_GE(infeasible, 500);
+  EXPECT_GE(replicationWins, 600);
+  EXPECT_GE(useless, 600);
+  EXPECT_GE(withCpus, 3000);
 }
 
 }  // namespace

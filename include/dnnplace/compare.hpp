@@ -14,7 +14,7 @@ struct CompareRow {
   std::string workload;
   SolveOutcome outcome;
   double ratioToBest = 0;  ///< objective / best feasible objective on this workload
-  int devicesUsed = 0;
+  int devicesUsed = 0;  ///< devices its plan uses, each replica counted
 };
 
 /// Whether a method returned a plan (optimal or feasible).
@@ -30,8 +30,14 @@ std::vector<std::string> defaultMethods(Objective objective);
 std::optional<std::vector<std::string>> methodsToCompare(const std::string& list, Objective objective,
                                                          std::string* error);
 
+/// How many rows compareMethods gives per workload: one per method, and with
+/// options.replicate one more per method that can replicate blocks.
+std::size_t rowsPerWorkload(const std::vector<std::string>& methods, const SolveOptions& options);
+
 /// Runs each method on each workload (every plan re-checked by the evaluator);
-/// after an interrupt, the rows run so far (ratios among them).
+/// after an interrupt, the rows run so far (ratios among them). With
+/// options.replicate, each method that can replicate blocks (docs/model.md §9)
+/// runs twice, its second row named "METHOD --replicate".
 std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workloads,
                                        const std::vector<std::string>& methods,
                                        const SolveOptions& options);

@@ -73,7 +73,7 @@ struct SolveOptions {
   /// Fuse the nodes of each layerId first (contractLayers, dnnplace/import.hpp),
   /// solve the layer graph and place the original nodes as their layers.
   bool contractLayers = false;
-  /// docs/model.md §9: accelerator blocks may be replicated (dp, dp-linear, pipedream).
+  /// docs/model.md §9: accelerator blocks may be replicated (dp, dp-linear, pipedream, milp).
   bool replicate = false;
   std::string expertPlanPath;  ///< method "expert"
   std::string writeModelPath;  ///< MILP: export .lp/.mps
@@ -172,7 +172,7 @@ enum class MethodOption : unsigned {
   Restarts,    ///< --restarts: local-search restarts (milp's warm start runs them too)
   Q,           ///< --q: latency only, with every method
   DiffMaxima,  ///< --diffmaxima: throughput only, with every method
-  Replicate,   ///< --replicate: replicated blocks (dp, dp-linear, pipedream)
+  Replicate,   ///< --replicate: replicated blocks (dp, dp-linear, pipedream, milp)
 };
 
 /// A set of MethodOption.

@@ -19,9 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "baselines/replicas.hpp"
 #include "dp/block_walker.hpp"
 #include "dp/chain.hpp"
 #include "dp/device_states.hpp"
+#include "dp/dp.hpp"
 #include "dp/exact_sums.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "dp/messages.hpp"
@@ -84,7 +86,8 @@ class ReplicatedDp {
       std::int32_t next = -1;
       int nextState = state;
       walker.walk(
-          ideal, [&](double* accelerator, double* cpu) { limits(target, target, accelerator, cpu); },
+          ideal,
+          [&](double* accelerator, double* cpu) { limits(a * target, target, accelerator, cpu); },
           [](std::int32_t) { return true; },
           [&](std::int32_t sub, const std::vector<std::int32_t>& path) {
             const double weights = pathParameters(path, &parameters);
@@ -125,10 +128,12 @@ class ReplicatedDp {
   }
   double* valuesOf(std::int32_t ideal) { return &values_[static_cast<std::size_t>(ideal) * stride_]; }
 
-  /// The walk's thresholds: a block on up to `accelerators` replicas below
-  /// `acceleratorBest`, a CPU block below `cpuBest` (both within the cap).
-  void limits(double acceleratorBest, double cpuBest, double* accelerator, double* cpu) const {
-    *accelerator = aboveRounding(std::min(acceleratorBest, cap_)) * states_.accelerators;
+  /// The walk's thresholds: load(D, r) ≥ load(D) / r, so an accelerator
+  /// block of load `acceleratorWork` (the most any state's a accelerators
+  /// times its best can take) or a CPU block of load `cpuBest` or more
+  /// serves no state; neither beyond the cap.
+  void limits(double acceleratorWork, double cpuBest, double* accelerator, double* cpu) const {
+    *accelerator = aboveRounding(std::min(acceleratorWork, cap_ * states_.accelerators));
     *cpu = aboveRounding(std::min(cpuBest, cap_));
   }
 
@@ -150,11 +155,12 @@ class ReplicatedDp {
     double* best = valuesOf(ideal);
     const int step = states_.acceleratorStep();
     const int numStates = static_cast<int>(stride_);
-    double acceleratorWorst = kInfinity, cpuWorst = kInfinity;
+    double acceleratorWork = kInfinity, cpuWorst = kInfinity;
     auto updateLimits = [&] {
-      acceleratorWorst = cpuWorst = 0;
+      acceleratorWork = cpuWorst = 0;
       for (int s = 1; s < numStates; ++s) {
-        if (states_.acceleratorsOf(s) > 0) acceleratorWorst = std::max(acceleratorWorst, best[s]);
+        const int a = states_.acceleratorsOf(s);
+        if (a > 0) acceleratorWork = std::max(acceleratorWork, a * std::min(best[s], cap_));
         if (states_.cpusOf(s) > 0) cpuWorst = std::max(cpuWorst, best[s]);
       }
     };
@@ -162,7 +168,7 @@ class ReplicatedDp {
     parameters.assign(1, 0.0);
     walker.walk(
         ideal,
-        [&](double* accelerator, double* cpu) { limits(acceleratorWorst, cpuWorst, accelerator, cpu); },
+        [&](double* accelerator, double* cpu) { limits(acceleratorWork, cpuWorst, accelerator, cpu); },
         [](std::int32_t) { return true; },
         [&](std::int32_t sub, const std::vector<std::int32_t>& path) {
           ++*blocks;
@@ -170,13 +176,18 @@ class ReplicatedDp {
           const double* previous = valuesOf(sub);
           bool improved = false;
           if (walker.acceleratorFits()) {
-            fillReplicaLoads(walker.acceleratorLoad(), weights, states_.accelerators);
+            const double load = walker.acceleratorLoad();
+            fillReplicaLoads(load, weights, states_.accelerators);
             for (int s = step; s < numStates; ++s) {
               const int a = states_.acceleratorsOf(s);
               double b = best[s];
-              // previous[] only falls as devices are added: once the sub-ideal
-              // alone reaches b, more replicas cannot help.
-              for (int r = 1; r <= a; ++r) {
+              // load(D, r) ≥ load(D) / r: fewer than load(D) / b replicas
+              // cannot beat b (and a state's a cannot reach that many);
+              // previous[] only falls as devices are added: once the
+              // sub-ideal alone reaches b, more replicas cannot help.
+              const double fewest = std::floor(load / b);
+              if (!(fewest < a)) continue;
+              for (int r = std::max(1, static_cast<int>(fewest)); r <= a; ++r) {
                 const double before = previous[s - r * step];
                 if (before >= b) break;
                 b = std::min(b, std::max(before, replicaLoads_[r]));
@@ -226,42 +237,48 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
                              ContractionOptions contraction, bool exact, SolverFunction pure) {
   SolveOutcome outcome;
   const std::string name = method;
-  if (options.objective != Objective::Throughput || options.diffMaxima) {
-    outcome.call = CallStatus::InvalidInput;
-    outcome.message = "--replicate applies to the throughput objective (max-load) only";
-    return outcome;
-  }
-  if (!(workload.machine.syncBandwidth > 0)) {
-    outcome.call = CallStatus::InvalidInput;
-    outcome.message =
-        "--replicate needs the workload's syncBandwidth (docs/model.md §9): without it no block "
-        "can be replicated";
-    return outcome;
-  }
+  if (auto refused = baseline::replicationRefusal(workload, options)) return *refused;
   // The pure pipeline first: replication keeps every plan it has, so its
   // plan bounds the search (and without one there is none here either).
   SolveOptions pureOptions = options;
   pureOptions.replicate = false;
   SolveOutcome pipeline = pure(workload, pureOptions);
   if (!pipeline.ok() || !pipeline.placement || workload.numNodes() == 0) return pipeline;
-  const double cap = objective::throughputObjective(workload, *pipeline.placement, false);
+  const double pureMaxLoad = objective::throughputObjective(workload, *pipeline.placement, false);
+  // The exact DP also starts from the optimum along one order (few ideals):
+  // usually close, and a far tighter cap than the pure pipeline's.
+  SolveOutcome incumbent = pipeline;
+  std::string incumbentName = "the pure pipeline's plan (no replicas)";
+  if (exact) {
+    SolveOutcome chain =
+        solveReplicated(workload, options, "dp-linear", contraction, false, solveDpLinear);
+    if (chain.ok() && chain.placement && chain.found() && chain.objective < pureMaxLoad) {
+      incumbent = std::move(chain);
+      incumbentName = "the best plan with replicas along one order (dp-linear --replicate)";
+    }
+  }
+  const double cap = objective::throughputObjective(workload, *incumbent.placement, false);
 
   PhaseTimes phases;
   contraction.linearize = !exact;
-  const ContractedGraph graph =
-      phases.time("contract", [&] { return contractWorkload(workload, contraction); });
+  // The sums on exact grids (exact_sums.hpp), so that the backtrack meets the
+  // very loads the table holds; a replicated block's own load may reach k
+  // times the cap, so nothing below that is clamped.
+  const ContractedGraph graph = phases.time("contract", [&] {
+    return contractForDp(workload, contraction, cap * std::max(1, workload.machine.maxFpgas));
+  });
   DeviceStates states;
   states.accelerators = workload.machine.maxFpgas;  // replicas: more than super-nodes may help
   states.cpus = std::min(workload.machine.maxCpus, graph.numSuperNodes);
   const auto deadline = deadlineOf(options);
 
-  // What stops the search keeps the pure pipeline's plan.
+  // What stops the search keeps the best plan so far.
   auto keepPipeline = [&](StopReason stop, std::string why) {
-    pipeline.stop = stop;
-    pipeline.status = SolveStatus::Feasible;
-    pipeline.lowerBound = 0;
-    pipeline.message = why + "; returning the pure pipeline's plan (no replicas)";
-    return pipeline;
+    incumbent.stop = stop;
+    incumbent.status = SolveStatus::Feasible;
+    incumbent.lowerBound = 0;
+    incumbent.message = why + "; returning " + incumbentName;
+    return incumbent;
   };
   if (states.count() > DeviceStates::kMaxCount)
     return keepPipeline(StopReason::MemoryLimit, name + " --replicate: too many device states");
@@ -302,7 +319,10 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
   }
   outcome.placement = placementOf(workload, graph, chain);
   outcome.objective = objective::throughputObjective(workload, *outcome.placement, false);
-  outcome.status = exact ? SolveStatus::Optimal : SolveStatus::Feasible;
+  // The grid's optimum is at most the true one (latencies rounded down); an
+  // exact method's plan is optimal when its true max-load is that optimum.
+  const bool optimal = exact && outcome.objective <= aboveRounding(dp.optimum());
+  outcome.status = optimal ? SolveStatus::Optimal : SolveStatus::Feasible;
   outcome.lowerBound = exact ? std::min(dp.optimum(), outcome.objective) : 0;
   int replicated = 0, used = 0;
   for (const Block& block : chain)
@@ -316,7 +336,7 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
       " (" + std::to_string(replicated) + " of " + std::to_string(chain.size()) +
       " blocks replicated, " + std::to_string(used) + " accelerators; " +
       std::to_string(lattice.numIdeals()) + " ideals, " + std::to_string(blocks) +
-      " blocks; the pure pipeline: " + formatShortest(cap) + ")";
+      " blocks; the pure pipeline: " + formatShortest(pureMaxLoad) + ")";
   outcome.phases = pipeline.phases;
   for (const PhaseTime& phase : phases.take())
     outcome.phases.push_back({"replicate " + phase.name, phase.seconds});

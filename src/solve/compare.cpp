@@ -53,33 +53,62 @@ std::optional<std::vector<std::string>> methodsToCompare(const std::string& list
   return names;
 }
 
+namespace {
+bool replicatesBlocks(const std::string& name) {
+  const MethodInfo* method = findMethod(name);
+  return method && method->takes.has(MethodOption::Replicate);
+}
+}  // namespace
+
+std::size_t rowsPerWorkload(const std::vector<std::string>& methods, const SolveOptions& options) {
+  return methods.size() + (options.replicate
+                               ? static_cast<std::size_t>(
+                                     std::count_if(methods.begin(), methods.end(), replicatesBlocks))
+                               : 0);
+}
+
 std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workloads,
                                        const std::vector<std::string>& methodNames,
                                        const SolveOptions& options) {
   std::vector<CompareRow> rows;
-  const std::size_t total = workloads.size() * methodNames.size();
+  // With --replicate each method runs as a pure pipeline, and those that
+  // replicate blocks (docs/model.md §9) run again with it, beside.
+  struct Run {
+    std::string method;
+    bool replicate;
+  };
+  std::vector<Run> runs;
+  for (const auto& name : methodNames) {
+    runs.push_back({name, false});
+    if (options.replicate && replicatesBlocks(name)) runs.push_back({name, true});
+  }
+  SolveOptions pure = options, replicated = options;
+  pure.replicate = false;
+  const std::size_t total = workloads.size() * runs.size();
   // Interrupted: the rows so far, ranked among themselves (the caller says
   // how many runs are missing).
   bool interrupted = false;
   for (const Workload* workload : workloads) {
     const std::size_t firstRow = rows.size();
-    for (const auto& name : methodNames) {
+    for (const auto& [name, replicate] : runs) {
       if (options.interrupt && options.interrupt->load()) {
         interrupted = true;
         break;
       }
       if (options.progress)
         options.progress("compare " + std::to_string(rows.size() + 1) + "/" + std::to_string(total) +
-                         ": " + name + " on " + workload->name);
+                         ": " + name + (replicate ? " --replicate" : "") + " on " + workload->name);
       CompareRow row;
       row.workload = workload->name;
       // Each method runs under its own time limit and memory limit (solve()
       // starts its clock); what one method freed is handed back to the
       // system before the next starts, so their peaks do not add up.
-      row.outcome = solve(*workload, name, options);
+      row.outcome = solve(*workload, name, replicate ? replicated : pure);
+      if (replicate) row.outcome.method += " --replicate";
       releaseFreedMemory();
       if (hasPlan(row.outcome))
-        row.devicesUsed = static_cast<int>(row.outcome.evaluation.devices.size());
+        for (const DeviceReport& device : row.outcome.evaluation.devices)
+          row.devicesUsed += device.replicas;
       rows.push_back(std::move(row));
     }
     double best = std::numeric_limits<double>::infinity();

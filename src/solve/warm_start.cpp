@@ -12,10 +12,13 @@
 #include "baselines/expert.hpp"
 #include "baselines/greedy.hpp"
 #include "baselines/local_search.hpp"
+#include "baselines/replicas.hpp"
 #include "baselines/scotch.hpp"
 #include "baselines/single.hpp"
 #include "dp/dp.hpp"
+#include "objective/loads.hpp"
 #include "util/deadline.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace {
 
@@ -88,6 +91,36 @@ std::vector<WarmStart> warmStartPortfolio(const Workload& workload, const SolveO
 }
 
 SolveOutcome solveMilpWarmStarted(const Workload& workload, const SolveOptions& options) {
+  if (options.replicate) {
+    // docs/model.md §9 on CBC would need a replica count per device and a
+    // load divided by it (not linear); docs/model.md says why the MILP's
+    // plan gets its replicas by a local search instead.
+    if (auto refused = baseline::replicationRefusal(workload, options)) return *refused;
+    SolveOptions pure = options;
+    pure.replicate = false;
+    SolveOutcome outcome = solveMilpWarmStarted(workload, pure);
+    if (!outcome.ok() || !outcome.placement || !outcome.found()) return outcome;
+    const double before = outcome.objective;
+    outcome.placement = baseline::replicateBottlenecks(workload, *outcome.placement);
+    outcome.objective = objective::throughputObjective(workload, *outcome.placement, false);
+    outcome.status = SolveStatus::Feasible;
+    outcome.lowerBound = std::min(outcome.objective, baseline::replicatedWorkBound(workload));
+    std::string how = "the MILP's plan (max-load " + formatShortest(before) +
+                      ") with the accelerators it leaves idle given to its bottleneck blocks as "
+                      "replicas";
+    // A contiguous plan is a plan too: dp --replicate's optimum, if better.
+    const SolveOutcome contiguous = solveDp(workload, options);
+    if (contiguous.ok() && contiguous.placement && contiguous.found() &&
+        contiguous.objective < outcome.objective) {
+      how = "dp --replicate's plan, better than " + how + " (" + formatShortest(outcome.objective) +
+            ")";
+      outcome.placement = contiguous.placement;
+      outcome.objective = contiguous.objective;
+    }
+    outcome.message = how + "; lower bound: the work bound with replication" +
+                      (outcome.message.empty() ? "" : "; " + outcome.message);
+    return outcome;
+  }
   // The model needs no more columns than classes per device type.
   return baseline::onAtMostOneDevicePerClass(workload, [&](const Workload& on) {
     MilpInput input;  // the time limit counts from here

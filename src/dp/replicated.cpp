@@ -37,24 +37,21 @@ namespace {
 
 class ReplicatedDp {
  public:
-  ReplicatedDp(const ContractedGraph& graph, const IdealLattice& lattice, DeviceStates states,
-               const Machine& machine, double cap)
+  ReplicatedDp(const Workload& workload, const ContractedGraph& graph, const IdealLattice& lattice,
+               DeviceStates states, double cap)
       : graph_(graph),
         lattice_(lattice),
         states_(states),
-        machine_(machine),
+        machine_(workload.machine),
         cap_(cap),
         stride_(static_cast<std::size_t>(states.count())),
         values_(static_cast<std::size_t>(lattice.numIdeals()) * stride_, kInfinity),
         parameters_(graph.numSuperNodes, 0),
-        replicaLoads_(states.accelerators + 1, 0) {}
-
-  /// The weights a super-node's replicas all-reduce: its members'.
-  void setParameterSizes(const Workload& workload) {
-    std::fill(parameters_.begin(), parameters_.end(), 0.0);
-    for (int v = 0; v < graph_.numSuperNodes; ++v)
-      for (int i = graph_.memberStart[v]; i < graph_.memberStart[v + 1]; ++i)
-        parameters_[v] += workload.graph().nodes[graph_.members[i]].parameterSize;
+        replicaLoads_(states.accelerators + 1, 0) {
+    // The weights a super-node's replicas all-reduce: its members'.
+    for (int v = 0; v < graph.numSuperNodes; ++v)
+      for (int i = graph.memberStart[v]; i < graph.memberStart[v + 1]; ++i)
+        parameters_[v] += workload.graph().nodes[graph.members[i]].parameterSize;
   }
 
   /// Fills the table; false when the deadline or the interrupt stopped it.
@@ -273,7 +270,7 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
   const auto deadline = deadlineOf(options);
 
   // What stops the search keeps the best plan so far.
-  auto keepPipeline = [&](StopReason stop, std::string why) {
+  auto keepIncumbent = [&](StopReason stop, std::string why) {
     incumbent.stop = stop;
     incumbent.status = SolveStatus::Feasible;
     incumbent.lowerBound = 0;
@@ -281,7 +278,7 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
     return incumbent;
   };
   if (states.count() > DeviceStates::kMaxCount)
-    return keepPipeline(StopReason::MemoryLimit, name + " --replicate: too many device states");
+    return keepIncumbent(StopReason::MemoryLimit, name + " --replicate: too many device states");
   IdealLattice lattice;
   IdealLattice::Limits limits;
   limits.maxIdeals = options.maxIdeals;
@@ -293,24 +290,21 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
   switch (enumerated) {
     case IdealLattice::Status::Complete: break;
     case IdealLattice::Status::IdealLimit:
-      return keepPipeline(StopReason::IdealLimit, "the ideal limit stopped the enumeration");
+      return keepIncumbent(StopReason::IdealLimit, "the ideal limit stopped the enumeration");
     case IdealLattice::Status::MemoryLimit:
-      return keepPipeline(StopReason::MemoryLimit, "the memory limit stopped the enumeration");
+      return keepIncumbent(StopReason::MemoryLimit, "the memory limit stopped the enumeration");
     case IdealLattice::Status::TimeLimit:
-      return keepPipeline(StopReason::TimeLimit, "the time limit stopped the enumeration");
+      return keepIncumbent(StopReason::TimeLimit, "the time limit stopped the enumeration");
     case IdealLattice::Status::Interrupted:
-      return keepPipeline(StopReason::Interrupt, "interrupted while enumerating ideals");
+      return keepIncumbent(StopReason::Interrupt, "interrupted while enumerating ideals");
   }
-  ReplicatedDp dp(graph, lattice, states, workload.machine, cap);
-  dp.setParameterSizes(workload);
+  ReplicatedDp dp(workload, graph, lattice, states, cap);
   std::uint64_t blocks = 0;
-  const bool complete = phases.time("dp", [&] { return dp.run(deadline, options.interrupt, &blocks); });
-  if (!complete)
-    return keepPipeline(options.interrupt && options.interrupt->load() ? StopReason::Interrupt
-                                                                       : StopReason::TimeLimit,
-                        options.interrupt && options.interrupt->load()
-                            ? "interrupted during the DP"
-                            : "the time limit stopped the DP");
+  if (!phases.time("dp", [&] { return dp.run(deadline, options.interrupt, &blocks); })) {
+    const bool interrupted = options.interrupt && options.interrupt->load();
+    return keepIncumbent(interrupted ? StopReason::Interrupt : StopReason::TimeLimit,
+                         interrupted ? "interrupted during the DP" : "the time limit stopped the DP");
+  }
   std::vector<Block> chain;
   if (!phases.time("backtrack", [&] { return dp.backtrack(&chain); })) {
     outcome.call = CallStatus::InternalError;

@@ -82,7 +82,7 @@ std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workl
     runs.push_back({name, false});
     if (options.replicate && replicatesBlocks(name)) runs.push_back({name, true});
   }
-  SolveOptions pure = options, replicated = options;
+  SolveOptions pure = options;
   pure.replicate = false;
   const std::size_t total = workloads.size() * runs.size();
   // Interrupted: the rows so far, ranked among themselves (the caller says
@@ -103,7 +103,7 @@ std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workl
       // Each method runs under its own time limit and memory limit (solve()
       // starts its clock); what one method freed is handed back to the
       // system before the next starts, so their peaks do not add up.
-      row.outcome = solve(*workload, name, replicate ? replicated : pure);
+      row.outcome = solve(*workload, name, replicate ? options : pure);
       if (replicate) row.outcome.method += " --replicate";
       releaseFreedMemory();
       if (hasPlan(row.outcome))

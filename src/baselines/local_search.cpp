@@ -41,8 +41,16 @@ class ClassMoveSearch {
   bool assign(const std::vector<int>& deviceOfClass, const Deadline& deadline) {
     deviceOfClass_ = deviceOfClass;
     const int k = numAccelerators_;
-    if (deadline.reached()) return false;
-    crossCount_.assign(static_cast<std::size_t>(workload_.numNodes()) * k, 0);
+    // The table is zeroed a slice at a time: on thousands of accelerators
+    // zeroing it alone takes most of a second (a gigabyte of page faults).
+    const std::size_t cells = static_cast<std::size_t>(workload_.numNodes()) * k;
+    constexpr std::size_t slice = std::size_t{1} << 22;
+    crossCount_.clear();
+    crossCount_.reserve(cells);
+    while (crossCount_.size() < cells) {
+      if (deadline.reached()) return false;
+      crossCount_.resize(std::min(cells, crossCount_.size() + slice), 0);
+    }
     load_.assign(numDevices_, 0);
     memory_.assign(numDevices_, 0);
     if (deadline.reached()) return false;

@@ -140,6 +140,17 @@ if only in ("", "speed"):
         lines.append(f"| {label} | {p:.3f} | {r:.3f} | {r / max(p, 1e-6):.1f} | {fmt(last['dp']['objective'])} | "
                      f"{fmt(last['dp --replicate']['objective'])} | {last['dp --replicate']['status']} |")
         print(lines[-1], file=sys.stderr)
+    lines += [
+        "",
+        "The 5× target is met on the chains and small lattices only. What grows is not the cost "
+        "per block but the blocks: the pure DP walks only blocks whose load is at most its bound "
+        "(one accelerator each), while a block on r replicas may carry r times the bound, so the "
+        "replicated DP must walk nearly every pair of nested ideals. On LayerGraphs/gnmt_training "
+        "at k = 16 the pure DP examines 86,192 blocks in 0.023 s and dp --replicate 15,488,764 "
+        "in 4.1 s: 180× the blocks, the same 0.27 µs per block. On the Inception layer graphs "
+        "(tens of thousands of ideals, far more pairs) the time limit stops it and it returns "
+        "`dp-linear --replicate`'s plan, reported `feasible`.",
+    ]
     replace_section(os.path.join(repo, "docs", "benchmarks.md"), "<!-- replication-speed:begin -->",
                     "<!-- replication-speed:end -->", "\n".join(lines))
 PY

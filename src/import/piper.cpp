@@ -111,7 +111,7 @@ class PiperReader {
   std::string* error_;
 };
 
-/// The largest device count and memory the parser accepts (as the workload reader does).
+/// The largest device count the workload reader accepts.
 constexpr std::int64_t kMaxCount = kMaxDevicesPerKind;
 
 }  // namespace

@@ -72,6 +72,14 @@ struct ImportPipedreamArgs {
   PipedreamImportOptions options;
 };
 
+struct ImportPiperArgs {
+  std::string activations = "charged", out;
+  // Negative: not given, the file's figure.
+  int accelerators = -1;
+  double memory = -1, bandwidth = -1, samplesPerSync = -1;
+  PiperImportOptions options;
+};
+
 int runSolve(SolveArgs& args, OptionSet given);
 int runEvaluate(const EvaluateArgs& args, OptionSet given);
 int runInfo(const InfoArgs& args);
@@ -79,5 +87,6 @@ int runGenerate(GenerateArgs& args);
 int runCompare(CompareArgs& args, OptionSet given);
 int runImportOnnx(ImportOnnxArgs& args);
 int runImportPipedream(ImportPipedreamArgs& args);
+int runImportPiper(ImportPiperArgs& args);
 
 }  // namespace dnnplace::cli

@@ -85,4 +85,20 @@ int runImportPipedream(ImportPipedreamArgs& args) {
   return kOk;
 }
 
+int runImportPiper(ImportPiperArgs& args) {
+  args.options.chargeActivations = args.activations == "charged";
+  if (args.accelerators >= 0) args.options.accelerators = args.accelerators;
+  if (args.memory >= 0) args.options.memory = args.memory;
+  if (args.bandwidth >= 0) args.options.bandwidth = args.bandwidth;
+  if (args.samplesPerSync >= 0) args.options.samplesPerSync = args.samplesPerSync;
+  if (!args.out.empty() && sameFile(args.out, args.options.inputPath))
+    return fail("import piper: --out " + args.out + " is the input itself");
+  ImportError importError;
+  const auto workload = importPiper(args.options, &importError);
+  if (!workload) return importFailed(importError);
+  std::string error;
+  if (!writeText(args.out, workloadToJson(*workload), &error)) return fail(error);
+  return kOk;
+}
+
 }  // namespace dnnplace::cli

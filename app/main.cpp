@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
   auto* pipedreamCmd =
       importCmd->add_subcommand("pipedream",
                                 "a PipeDream layer profile (graph.txt), as measured (docs/import.md)");
+  ImportPiperArgs piperArgs;
+  auto* piperCmd = importCmd->add_subcommand(
+      "piper", "a Piper input (inputs/*.json), tensor-parallel degree 1 (docs/import.md)");
 
   // Only the command named gets its options (CLI11 builds each option's
   // names, checks and help text). It is the first argument that names one,
@@ -202,6 +205,37 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"charged", "free"}))
         ->capture_default_str();
     pipedreamCmd->add_option("--out", pipedreamArgs.out, "write here instead of stdout");
+
+    piperCmd->add_option("input", piperArgs.options.inputPath, "Piper input JSON")->required();
+    piperCmd
+        ->add_option("--accelerators", piperArgs.accelerators, "k, accelerators (default: maxDevices)")
+        ->check(kDeviceCount);
+    piperCmd->add_option("--cpus", piperArgs.options.cpus, "l, CPU cores")
+        ->check(kDeviceCount)
+        ->capture_default_str();
+    piperCmd
+        ->add_option("--memory", piperArgs.memory,
+                     "bytes per accelerator (default: maxMemoryPerDevice)")
+        ->check(finiteNumber("a number of bytes >= 0", 0, 1e30, true));
+    piperCmd
+        ->add_option("--bandwidth", piperArgs.bandwidth,
+                     "bytes per second between stages and for the all-reduce (default: the file's)")
+        ->check(finiteNumber("a positive number of bytes per second", 0, 1e30, false));
+    piperCmd
+        ->add_option("--activations", piperArgs.activations,
+                     "charged (2 x communicationCost / bandwidth) or free")
+        ->check(CLI::IsMember({"charged", "free"}))
+        ->capture_default_str();
+    piperCmd
+        ->add_option("--in-flight", piperArgs.options.inFlight,
+                     "microbatches whose activations a replica holds: size = b + Y x a")
+        ->check(finiteNumber("a number >= 0", 0, 1e9, true))
+        ->capture_default_str();
+    piperCmd
+        ->add_option("--samples-per-sync", piperArgs.samplesPerSync,
+                     "samples between two all-reduces (default: the file's mbsInBatch)")
+        ->check(finiteNumber("a positive number", 0, 1e30, false));
+    piperCmd->add_option("--out", piperArgs.out, "write here instead of stdout");
   }
 
   try {
@@ -248,6 +282,8 @@ int main(int argc, char** argv) {
       code = runImportOnnx(onnxArgs);
     else if (*pipedreamCmd)
       code = runImportPipedream(pipedreamArgs);
+    else if (*piperCmd)
+      code = runImportPiper(piperArgs);
   } catch (const std::bad_alloc&) {
     return fail("out of memory", kLimit);
   } catch (const std::exception& e) {

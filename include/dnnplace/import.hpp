@@ -1,7 +1,7 @@
 #pragma once
 /// Importers: real models in as workloads (docs/cost-model.md, docs/model.md §8).
 /// An ONNX graph through the analytic device cost model, a PipeDream layer
-/// profile as measured, and the device specs both cost models use.
+/// profile as measured, a Piper input (degree 1), and the device specs both cost models use.
 
 #include <cstdint>
 #include <optional>
@@ -98,6 +98,25 @@ struct PipedreamImportOptions {
 
 /// Reads a PipeDream layer profile (docs/import.md) into a workload.
 std::optional<Workload> importPipedream(const PipedreamImportOptions& options, ImportError* error);
+
+struct PiperImportOptions {
+  std::string inputPath;  ///< one of Piper's inputs/*.json
+  /// Absent: the file's maxDevices, maxMemoryPerDevice, bandwidth (bytes per second, between
+  /// stages and for the all-reduce).
+  std::optional<int> accelerators;
+  int cpus = 0;
+  std::optional<double> memory;
+  std::optional<double> bandwidth;
+  /// Charge activations and their gradients at `bandwidth` (false: no transfer cost).
+  bool chargeActivations = true;
+  /// Microbatches whose activations a replica holds (Piper's y): size = b + inFlight * a.
+  double inFlight = 1;
+  /// samplesPerSync (docs/model.md §9); absent: the file's mbsInBatch.
+  std::optional<double> samplesPerSync;
+};
+
+/// Reads a Piper input (tensor-parallel degree 1; docs/import.md) into a workload.
+std::optional<Workload> importPiper(const PiperImportOptions& options, ImportError* error);
 
 /// Fuses the nodes of each layer (equal layerId; forward and backward nodes
 /// apart) into one node, as the reference's -contractLayers does: latencies,

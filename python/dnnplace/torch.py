@@ -22,7 +22,7 @@ import torch.fx
 
 from . import _core
 
-__all__ = ["profile", "split", "trace"]
+__all__ = ["profile", "describe", "split", "run_stages", "trace"]
 
 
 class _Tracer(torch.fx.Tracer):
@@ -313,6 +313,22 @@ def profile(model, example_inputs, device="a100", accelerators=8, cpus=0, traini
     """
     if granularity not in ("operator", "module"):
         raise ValueError(f"profile: granularity must be 'operator' or 'module', not {granularity!r}")
+    ops, tensors, first_backward_id = _describe(model, example_inputs, granularity, measure_cpu, runs)
+    return _core.build_costed_workload(type(model).__name__, ops, tensors, device=device, cpu=cpu,
+                                       accelerators=accelerators, cpus=cpus, training=training,
+                                       optimizer_states=optimizer_states, first_backward_id=first_backward_id,
+                                       contract_layers=granularity == "module")
+
+
+def describe(model, example_inputs, granularity="operator", measure_cpu=False, runs=3):
+    """What profile hands the library: (operators, tensors), lists of dicts
+    (docs/python.md) with each fx node's FLOPs, bytes, parameter and output
+    bytes, measured CPU milliseconds, and the values between them."""
+    ops, tensors, _ = _describe(model, example_inputs, granularity, measure_cpu, runs)
+    return ops, tensors
+
+
+def _describe(model, example_inputs, granularity, measure_cpu, runs):
     if not isinstance(model, torch.nn.Module):
         raise ValueError(f"profile: model must be a torch.nn.Module, not {type(model).__name__}")
     if runs < 1:
@@ -401,10 +417,8 @@ def profile(model, example_inputs, device="a100", accelerators=8, cpus=0, traini
     else:
         for op in ops:
             op["layer"] = ""
-    return _core.build_costed_workload(type(model).__name__, ops, tensors, device=device, cpu=cpu,
-                                       accelerators=accelerators, cpus=cpus, training=training,
-                                       optimizer_states=optimizer_states, first_backward_id=len(a.nodes),
-                                       contract_layers=granularity == "module")
+    return ops, tensors, len(a.nodes)
+
 
 
 def _device_of_plan(plan):

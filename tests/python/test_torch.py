@@ -162,3 +162,12 @@ def test_stage_chain_is_positional():
             value = value if isinstance(value, tuple) else (value,)
             assert all(isinstance(v, torch.Tensor) for v in value)
         assert torch.allclose(stages[-1](*value), model(x), atol=1e-5, rtol=0)
+
+
+def test_example_pipeline_resnet():
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = subprocess.run([sys.executable, os.path.join(root, "examples", "python", "pipeline_resnet.py")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "4 stages; largest difference from the unsplit model" in run.stdout

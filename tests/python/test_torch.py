@@ -171,3 +171,15 @@ def test_example_pipeline_resnet():
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     assert "4 stages; largest difference from the unsplit model" in run.stdout
+
+
+def test_training_plan_with_cpus_splits_along_forward_nodes():
+    torch.manual_seed(0)
+    model, x = GPT(layers=2).eval(), torch.randint(0, 256, (2, 16))
+    w = dt.profile(model, (x,), accelerators=2, cpus=2, training=True)
+    assert w.num_nodes == 2 * len(dt.describe(model, (x,))[0]) - 1  # the input has no twin
+    plan = dnnplace.solve(w, method="dp")
+    stages = dt.split(model, plan)
+    assert len(stages) == sum(1 for d in plan.devices if d.node_ids)
+    with torch.no_grad():
+        assert torch.allclose(dt.run_stages(stages, x), model(x), atol=1e-5, rtol=0)

@@ -102,9 +102,9 @@ class _Recorder(torch.fx.Interpreter):
 _ZERO = {  # data movement and shape operators: 0 FLOPs
     "view", "reshape", "permute", "transpose", "flatten", "contiguous", "cat", "stack", "chunk", "split",
     "getitem", "squeeze", "unsqueeze", "expand", "expand_as", "repeat", "narrow", "select", "t", "to",
-    "float", "half", "type", "clone", "detach", "masked_fill", "index_select", "gather", "embedding",
+    "float", "half", "type", "clone", "detach", "index_select", "gather", "embedding",
     "Embedding", "Flatten", "Identity", "Dropout", "Dropout2d", "Unflatten", "zeros", "ones", "arange",
-    "full", "zeros_like", "ones_like", "triu", "tril", "dropout", "pad", "roll", "unbind", "tile",
+    "full", "zeros_like", "ones_like", "triu", "tril", "dropout", "pad", "roll", "unbind", "tile", "adaptive_avg_pool",
     "bool", "long", "int", "new_zeros", "new_ones", "ChannelShuffle", "PixelShuffle", "Upsample",
 }
 _FIVE = {  # normalizations and softmax: about 5 per output element
@@ -117,7 +117,7 @@ _ONE = {  # elementwise: 1 per output element
     "sigmoid", "relu", "relu_", "gelu", "silu", "hardswish", "hardsigmoid", "leaky_relu", "elu", "erf", "abs",
     "clamp", "clip", "where", "maximum", "minimum", "iadd", "imul", "add_", "mul_", "softplus", "mish",
     "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Hardswish", "Hardsigmoid", "LeakyReLU", "ELU",
-    "PReLU", "Softplus", "Mish", "relu6", "hardtanh", "Hardtanh", "baddbmm", "scale",
+    "PReLU", "Softplus", "Mish", "relu6", "hardtanh", "Hardtanh", "masked_fill", "invert", "eq", "ne", "lt", "gt",
 }
 _REDUCE = {"mean", "sum", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum", "std", "var", "norm",
            "logsumexp", "prod", "topk"}

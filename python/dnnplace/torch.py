@@ -245,6 +245,28 @@ class _Analysis:
             return "recompute"
         return "compute"
 
+    def values_read(self, n):
+        """The values `n` reads from other nodes, through recomputed nodes: a
+        getitem of a tuple node is a value of its own (what crosses a stage
+        boundary is the tensor, not the tuple)."""
+        found = []
+        for a in self._through_recompute((n.args, n.kwargs)):
+            if a.name not in found:
+                found.append(a.name)
+        return found
+
+    def _through_recompute(self, arg, seen=None):
+        seen = set() if seen is None else seen
+        for a in _flat_nodes(arg):
+            if a.name in seen:
+                continue
+            seen.add(a.name)
+            role = self.role[a.name]
+            if role == "recompute":
+                yield from self._through_recompute((a.args, a.kwargs), seen)
+            elif role in ("input", "compute", "attached"):
+                yield a
+
     def node_of(self, name):
         """The workload node standing for fx node `name` (itself or its tuple node)."""
         return self.owner.get(name, name)
@@ -497,13 +519,13 @@ def split(model, plan):
     stage_of = {d: s for s, d in enumerate(order)}
     if not order:
         order, stage_of = [None], {}
-    stage = {name: stage_of[d] for name, d in device.items()}
+    stage = {name: stage_of[d] for name, d in device.items()}  # attached nodes included
     for n in nodes:
         if a.role[n.name] == "input":
             stage[n.name] = 0
     last = len(order) - 1
 
-    # Values (workload nodes' outputs) each stage reads, and the last stage reading each.
+    # Values (fx nodes' outputs) each stage reads, and the last stage reading each.
     reads = {s: [] for s in range(len(order))}
 
     def need(s, value):
@@ -514,14 +536,14 @@ def split(model, plan):
         role = a.role[n.name]
         if role in ("compute", "attached"):
             s = stage[n.name]
-            for v in a.sources(n):
+            for v in a.values_read(n):
                 if stage[v] != s:
                     need(s, v)
                     if stage[v] > s:
                         raise ValueError(f"split: the plan is not contiguous: '{n.name}' on stage {s} reads "
                                          f"'{v}' of the later stage {stage[v]}")
         elif role == "output":
-            for v in a.sources(n):
+            for v in a.values_read(n):
                 if stage[v] != last:
                     need(last, v)
     last_use = {}
@@ -532,7 +554,6 @@ def split(model, plan):
     # Each stage: its inputs are the previous stage's outputs; it outputs every
     # value made so far that a later stage reads.
     stages, carried = [], [n.name for n in nodes if a.role[n.name] == "input"]
-    by_name = {n.name: n for n in nodes}
     for s in range(len(order)):
         g = torch.fx.Graph()
         env = {}
@@ -553,7 +574,7 @@ def split(model, plan):
         for n in nodes:
             if a.role[n.name] in ("compute", "attached") and stage[n.name] == s:
                 copy(n)
-        made = carried + [n.name for n in nodes if a.role[n.name] in ("compute",) and stage[n.name] == s]
+        made = carried + [n.name for n in nodes if a.role[n.name] in ("compute", "attached") and stage[n.name] == s]
         if s == last:
             out = next(n for n in nodes if n.op == "output")
             for dep in _flat_nodes(out.args):
@@ -565,7 +586,6 @@ def split(model, plan):
             g.output(outs[0] if len(outs) == 1 else tuple(outs))
         g.lint()
         stages.append(torch.fx.GraphModule(gm, g, f"stage{s}"))
-    del by_name
     return stages
 
 

@@ -183,3 +183,21 @@ def test_training_plan_with_cpus_splits_along_forward_nodes():
     assert len(stages) == sum(1 for d in plan.devices if d.node_ids)
     with torch.no_grad():
         assert torch.allclose(dt.run_stages(stages, x), model(x), atol=1e-5, rtol=0)
+
+
+def test_a_cut_after_a_tuple_node_passes_tensors():
+    torch.manual_seed(0)
+    model, x = GPT(layers=1).eval(), torch.randint(0, 256, (2, 16))
+    ops, _ = dt.describe(model, (x,))
+    cut = next(op["id"] for op in ops if op["name"] == "split")  # qkv(x).split(...): a tuple
+    first = [op["id"] for op in ops if op["id"] <= cut]
+    rest = [op["id"] for op in ops if op["id"] > cut]
+    plan = dnnplace.Plan.from_json(json.dumps({"fpgas": [{"nodes": first}, {"nodes": rest}], "cpus": []}))
+    stages = dt.split(model, plan)
+    assert len(stages) == 2
+    with torch.no_grad():
+        middle = stages[0](x)
+        assert isinstance(middle, tuple) and all(isinstance(v, torch.Tensor) for v in middle)
+        # the residual stream, q, k, v, and ln1's output that x.size(0) is recomputed from
+        assert len(middle) == 5
+        assert torch.allclose(stages[1](*middle), model(x), atol=1e-5, rtol=0)

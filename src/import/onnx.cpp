@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "dnnplace/cost_model.hpp"
 #include "dnnplace/import.hpp"
 #include "import/flops.hpp"
 #include "import/onnx_import.hpp"
@@ -66,12 +67,6 @@ bool weightOperand(const std::string& type, std::size_t slot) {
   if (type == "Concat") return true;  // any of its inputs
   const auto it = slots.find(type);
   return it != slots.end() && it->second.count(slot);
-}
-
-/// 1000 · (max(compute, memory traffic) + overhead): milliseconds.
-double latencyMs(double flops, double bytes, const DeviceSpec& device) {
-  return 1000 *
-         (std::max(flops / device.peakFlops, bytes / device.memoryBandwidth) + device.opOverhead);
 }
 
 /// The module an operator belongs to: its name's scope ("/layer1/layer1.0/conv1"
@@ -187,17 +182,9 @@ class Importer {
     return built_.nodes.back().id;
   }
 
-  /// Training keeps a gradient and the optimizer's states beside each weight.
-  double parameterMemory(double bytes) const {
-    return options_.training ? bytes * (2 + options_.optimizerStates) : bytes;
-  }
-
-  /// parameterSize is what a replicated stage's all-reduce moves
-  /// (docs/model.md §9): the weights in training, nothing in inference.
-  double trainedBytes(double bytes) const { return options_.training ? bytes : 0; }
+  MemoryRules rules() const { return {options_.training, options_.optimizerStates}; }
 
   void buildForward() {
-    const double link = options_.accelerator.linkBandwidth;
     const std::size_t numTensors = model_.tensors.size();
     // Which tensors compute operators read.
     std::vector<char> read(numTensors, 0);
@@ -213,7 +200,7 @@ class Importer {
         Node node;
         node.name = model_.tensors[t].name;
         inputNode[t] = addNode(node);
-        cost_.push_back(1000 * model_.tensors[t].bytes / link);
+        cost_.push_back(transferMs(model_.tensors[t].bytes, options_.accelerator));
       }
     // Parameters read by several operators: one zero-work node holding them.
     std::vector<std::int64_t> sharedNode(numTensors, -1);
@@ -221,8 +208,8 @@ class Importer {
       if (readers_[t].size() > 1) {
         Node node;
         node.name = model_.tensors[t].name;
-        node.size = parameterMemory(model_.tensors[t].bytes);
-        node.parameterSize = trainedBytes(model_.tensors[t].bytes);
+        node.size = parameterMemory(model_.tensors[t].bytes, rules());
+        node.parameterSize = allReduceBytes(model_.tensors[t].bytes, rules());
         summary_->parameterBytes += model_.tensors[t].bytes;
         sharedNode[t] = addNode(node);
         cost_.push_back(0);
@@ -256,11 +243,11 @@ class Importer {
         }
       Node node;
       node.name = op.name;
-      node.fpgaLatency = latencyMs(flops.value_or(0), bytes, options_.accelerator);
-      node.cpuLatency = latencyMs(flops.value_or(0), bytes, options_.cpu);
-      node.parameterSize = trainedBytes(parameters);
+      node.fpgaLatency = operatorLatencyMs(flops.value_or(0), bytes, options_.accelerator);
+      node.cpuLatency = operatorLatencyMs(flops.value_or(0), bytes, options_.cpu);
+      node.parameterSize = allReduceBytes(parameters, rules());
       // Training keeps each operator's outputs for its backward pass.
-      node.size = parameterMemory(parameters) + constants + (options_.training ? outputs : 0);
+      node.size = operatorMemory(parameters, constants, outputs, rules());
       if (const std::string scope = layerScope(op.name, options_.layerDepth); !scope.empty()) {
         const auto [it, added] = layerOf.try_emplace(scope, static_cast<std::int64_t>(layerOf.size()));
         node.layerId = it->second;
@@ -289,7 +276,7 @@ class Importer {
           from = inputNode[t];
         } else if (kind_[t] == Kind::Activation && producer_[t] >= 0 && !folded_[producer_[t]]) {
           from = nodeOfOperator_[producer_[t]];
-          if (!paid[t]) cost_[from] += 1000 * model_.tensors[t].bytes / link;
+          if (!paid[t]) cost_[from] += transferMs(model_.tensors[t].bytes, options_.accelerator);
           paid[t] = 1;
           activationBytes_[{from, to}] += model_.tensors[t].bytes;
         } else if (kind_[t] == Kind::Parameter) {
@@ -303,47 +290,26 @@ class Importer {
     for (RawEdge& edge : built_.edges) edge.cost = cost_[edge.sourceId];
   }
 
-  /// A backward twin per operator, in its color class, at twice its forward
-  /// FLOPs and bytes; gradients flow along the reversed edges.
+  /// A backward twin per operator (docs/model.md §8, addBackwardTwins).
   void buildBackward() {
-    const double link = options_.accelerator.linkBandwidth;
-    const std::size_t numForward = built_.nodes.size();
-    std::vector<std::int64_t> twin(numForward, -1);
+    ForwardGraph graph;
+    graph.work.assign(built_.nodes.size(), std::nullopt);
     for (std::size_t o = 0; o < model_.operators.size(); ++o) {
       if (folded_[o]) continue;
-      const std::int64_t forward = nodeOfOperator_[o];
-      Node node;
-      node.name = built_.nodes[forward].name + " (backward)";
-      node.isBackward = true;
-      node.layerId = built_.nodes[forward].layerId;
-      node.fpgaLatency = latencyMs(2 * forwardFlops_[o], 2 * forwardBytes_[o], options_.accelerator);
-      node.cpuLatency = latencyMs(2 * forwardFlops_[o], 2 * forwardBytes_[o], options_.cpu);
-      built_.nodes[forward].colorClass = forward;
-      node.colorClass = forward;
-      twin[forward] = addNode(node);
-    }
-    // The largest gradient a backward node sends is its cost (one cost per source).
-    std::map<std::int64_t, double> largest;
-    for (const auto& [pair, bytes] : activationBytes_) {
-      double& cost = largest[twin[pair.second]];
-      cost = std::max(cost, 1000 * bytes / link);
-    }
-    const std::size_t numForwardEdges = built_.edges.size();
-    for (std::size_t e = 0; e < numForwardEdges; ++e) {
-      const RawEdge edge = built_.edges[e];
-      if (twin[edge.sourceId] < 0 || twin[edge.destId] < 0) continue;
-      built_.edges.push_back({twin[edge.destId], twin[edge.sourceId], largest[twin[edge.destId]]});
-    }
-    // The loss's gradient starts where the model's outputs are made.
-    for (std::size_t o = 0; o < model_.operators.size(); ++o) {
-      if (folded_[o]) continue;
+      graph.work[nodeOfOperator_[o]] = std::pair{forwardFlops_[o], forwardBytes_[o]};
       for (int t : model_.operators[o].outputs)
         if (t >= 0 && model_.tensors[t].isGraphOutput) {
-          const std::int64_t forward = nodeOfOperator_[o];
-          built_.edges.push_back({forward, twin[forward], cost_[forward]});
+          graph.outputNodes.push_back(nodeOfOperator_[o]);
           break;
         }
     }
+    graph.nodes = std::move(built_.nodes);
+    graph.edges = std::move(built_.edges);
+    graph.activationBytes = std::move(activationBytes_);
+    graph.cost = cost_;
+    addBackwardTwins(graph, options_.accelerator, options_.cpu);
+    built_.nodes = std::move(graph.nodes);
+    built_.edges = std::move(graph.edges);
   }
 
   const OnnxImportOptions& options_;

@@ -114,6 +114,7 @@ struct Device {
   int index = 0;
   std::vector<std::int64_t> nodeIds;
   std::optional<double> load, forwardLoad, backwardLoad, memory;
+  std::int64_t replicas = 1;  // accelerators this entry stands for (docs/model.md §9)
 };
 
 /// A plan: the file the CLI writes, its per-device node ids and figures.
@@ -165,6 +166,8 @@ Plan planFromJson(const std::string& text, const std::string& name) {
       device.kind = kind[0] == 'f' ? "accelerator" : "cpu";
       device.index = static_cast<int>(i);
       device.nodeIds = lists[i];
+      if (kind[0] == 'f' && i < plan.file.fpgaReplicas.size())
+        device.replicas = plan.file.fpgaReplicas[i];
       if (j.is_object() && j[kind].is_array() && i < j[kind].size() && j[kind][i].is_object()) {
         const auto& d = j[kind][i];
         device.load = numberAt(d, "load");
@@ -265,6 +268,7 @@ struct SolveArgs {
   std::uint64_t maxIdeals;
   std::optional<std::uint64_t> memoryLimit;
   bool contractLayers;
+  bool replicate;
   std::optional<py::object> plan;
   std::optional<py::object> writeModel;
 };
@@ -308,6 +312,10 @@ SolveOptions solveOptions(const SolveArgs& a, OptionSet* given, const std::strin
   options.maxIdeals = a.maxIdeals;
   options.memoryLimitBytes = a.memoryLimit.value_or(defaultMemoryLimit());
   options.contractLayers = a.contractLayers;
+  if (a.replicate) {
+    options.replicate = true;
+    given->add(MethodOption::Replicate);
+  }
   if (a.plan && !a.plan->is_none()) {
     options.expertPlanPath = pathString(*a.plan);
     given->add(MethodOption::Plan);
@@ -523,11 +531,14 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("forward_load", &Device::forwardLoad)
       .def_readonly("backward_load", &Device::backwardLoad)
       .def_readonly("memory", &Device::memory)
+      .def_readonly("replicas", &Device::replicas,
+                    "accelerators this entry stands for (replicated stages, docs/model.md §9)")
       .def("__repr__", [](const Device& d) {
         std::ostringstream out;
         out << "Device(kind='" << d.kind << "', index=" << d.index << ", nodes=" << d.nodeIds.size();
         if (d.load) out << ", load=" << *d.load;
         if (d.memory) out << ", memory=" << *d.memory;
+        if (d.replicas != 1) out << ", replicas=" << d.replicas;
         return out.str() + ")";
       });
 
@@ -638,7 +649,7 @@ PYBIND11_MODULE(_core, m) {
          std::uint64_t seed, std::optional<int> q, bool diffMaxima,
          std::optional<std::string> contiguity, std::optional<double> gap, std::optional<int> restarts,
          std::uint64_t maxIdeals, std::optional<std::uint64_t> memoryLimit, bool contractLayers,
-         std::optional<py::object> plan, std::optional<py::object> writeModel) {
+         bool replicate, std::optional<py::object> plan, std::optional<py::object> writeModel) {
         return SolveArgs{std::move(method),
                          std::move(objective),
                          timeLimit,
@@ -652,6 +663,7 @@ PYBIND11_MODULE(_core, m) {
                          maxIdeals,
                          memoryLimit,
                          contractLayers,
+                         replicate,
                          std::move(plan),
                          std::move(writeModel)};
       };
@@ -662,19 +674,19 @@ PYBIND11_MODULE(_core, m) {
                   std::optional<int> threads, std::uint64_t seed, std::optional<int> q, bool diffMaxima,
                   std::optional<std::string> contiguity, std::optional<double> gap,
                   std::optional<int> restarts, std::uint64_t maxIdeals,
-                  std::optional<std::uint64_t> memoryLimit, bool contractLayers,
+                  std::optional<std::uint64_t> memoryLimit, bool contractLayers, bool replicate,
                   std::optional<py::object> plan, std::optional<py::object> writeModel) {
-        return solvePy(w,
-                       solveArgs(std::move(method), std::move(objective), timeLimit, threads, seed, q,
-                                 diffMaxima, std::move(contiguity), gap, restarts, maxIdeals,
-                                 memoryLimit, contractLayers, std::move(plan), std::move(writeModel)));
+        return solvePy(w, solveArgs(std::move(method), std::move(objective), timeLimit, threads, seed,
+                                    q, diffMaxima, std::move(contiguity), gap, restarts, maxIdeals,
+                                    memoryLimit, contractLayers, replicate, std::move(plan),
+                                    std::move(writeModel)));
       },
       py::arg("workload"), py::kw_only(), py::arg("method") = "dp", py::arg("objective") = "throughput",
       py::arg("time_limit") = 60.0, py::arg("threads") = py::none(), py::arg("seed") = 1,
       py::arg("q") = py::none(), py::arg("diff_maxima") = false, py::arg("contiguity") = py::none(),
       py::arg("gap") = py::none(), py::arg("restarts") = py::none(), py::arg("max_ideals") = 0,
       py::arg("memory_limit") = py::none(), py::arg("contract_layers") = false,
-      py::arg("plan") = py::none(), py::arg("write_model") = py::none(),
+      py::arg("replicate") = false, py::arg("plan") = py::none(), py::arg("write_model") = py::none(),
       "Places the workload with one method (`dnnplace solve`); returns a Plan. Ctrl-C stops the "
       "solve and raises KeyboardInterrupt.");
 
@@ -694,18 +706,18 @@ PYBIND11_MODULE(_core, m) {
                   double timeLimit, std::optional<int> threads, std::uint64_t seed,
                   std::optional<int> q, bool diffMaxima, std::optional<std::string> contiguity,
                   std::optional<double> gap, std::optional<int> restarts, std::uint64_t maxIdeals,
-                  std::optional<std::uint64_t> memoryLimit, bool contractLayers) {
+                  std::optional<std::uint64_t> memoryLimit, bool contractLayers, bool replicate) {
         return comparePy(workloads, methods,
                          solveArgs("", std::move(objective), timeLimit, threads, seed, q, diffMaxima,
                                    std::move(contiguity), gap, restarts, maxIdeals, memoryLimit,
-                                   contractLayers, std::nullopt, std::nullopt));
+                                   contractLayers, replicate, std::nullopt, std::nullopt));
       },
       py::arg("workloads"), py::kw_only(), py::arg("methods") = py::none(),
       py::arg("objective") = "throughput", py::arg("time_limit") = 60.0,
       py::arg("threads") = py::none(), py::arg("seed") = 1, py::arg("q") = py::none(),
       py::arg("diff_maxima") = false, py::arg("contiguity") = py::none(), py::arg("gap") = py::none(),
       py::arg("restarts") = py::none(), py::arg("max_ideals") = 0, py::arg("memory_limit") = py::none(),
-      py::arg("contract_layers") = false,
+      py::arg("contract_layers") = false, py::arg("replicate") = false,
       "Runs several methods on one or more workloads (`dnnplace compare`); a list of CompareRow.");
 
   m.def("import_onnx", &importOnnxPy, py::arg("path"), py::kw_only(), py::arg("device") = "a100",

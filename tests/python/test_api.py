@@ -82,3 +82,35 @@ def test_dp_matches_cli_on_shared_workloads():
         key = os.path.relpath(f, os.path.join(SHARED, "workloads"))
         if key in expected:
             assert plan.objective == pytest.approx(expected[key]["dp_optimum"], rel=1e-6), f
+
+
+def _two_layer_chain(sync_bandwidth=1e9):
+    # A (8 ms, 1000 bytes of weights) -> B (2 ms, 1e9 bytes) on 4 accelerators:
+    # one accelerator each gives 8; A on 3 replicas (8 + 4 * 2/3 * 1000 / bw) / 3;
+    # both on 4 replicas (10 + 3 * (1e9 + 1000) / bw) / 4 = 3.25, B's weights too
+    # heavy to all-reduce.
+    d = {"maxFPGAs": 4, "maxCPUs": 0, "maxSizePerFPGA": 1e9, "syncBandwidth": sync_bandwidth,
+         "nodes": [{"id": 1, "supportedOnFpga": True, "cpuLatency": 80, "fpgaLatency": 8,
+                    "isBackwardNode": False, "parameterSize": 1000},
+                   {"id": 2, "supportedOnFpga": True, "cpuLatency": 20, "fpgaLatency": 2,
+                    "isBackwardNode": False, "parameterSize": 1e9}],
+         "edges": [{"sourceId": 1, "destId": 2, "cost": 0}]}
+    return dnnplace.Workload.from_dict(d)
+
+
+def test_replicated_stages():
+    w = _two_layer_chain()
+    assert dnnplace.solve(w, method="dp").objective == pytest.approx(8)
+    plan = dnnplace.solve(w, method="dp", replicate=True)
+    expected = (8 + 4 * (2 / 3) * 1000 / 1e9) / 3
+    assert plan.status == "optimal" and plan.objective == pytest.approx(expected, rel=1e-12)
+    replicas = sorted(d.replicas for d in plan.devices if d.kind == "accelerator" and d.node_ids)
+    assert replicas == [1, 3] and "replicas=3" in repr(plan.devices)
+    e = dnnplace.evaluate(w, plan)
+    assert e.feasible and e.objective == pytest.approx(expected, rel=1e-12)
+    rows = dnnplace.compare(w, methods=["dp", "pipedream"], replicate=True, time_limit=10)
+    assert [r.method for r in rows] == ["dp", "dp --replicate", "pipedream", "pipedream --replicate"]
+    with pytest.raises(ValueError, match="--replicate applies to --objective throughput only"):
+        dnnplace.solve(w, method="dp", objective="latency", replicate=True)
+    with pytest.raises(ValueError, match="--replicate applies to --method dp, dp-linear, pipedream and milp"):
+        dnnplace.solve(w, method="scotch", replicate=True)

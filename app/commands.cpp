@@ -180,8 +180,7 @@ int runCompare(CompareArgs& args, OptionSet given) {
   }
   const auto names = methodsToCompare(args.methods, args.options.objective, &error);
   if (!names) return fail("compare: " + error);
-  if (!args.report.empty() && args.report.size() > 5 &&
-      args.report.compare(args.report.size() - 5, 5, ".html") != 0)
+  if (!args.report.empty() && renderFormatOf(args.report, &error) != RenderFormat::Html)
     return fail("compare: " + args.report + ": the report is HTML (expected a .html file name)");
   std::vector<const Workload*> pointers;
   for (const auto& w : workloads) pointers.push_back(&w);

@@ -63,7 +63,7 @@ std::string fullDot(const Workload& w, const Placement& p, const Evaluation& e) 
         (node.isBackward ? ", backward" : "") + " on " + render::deviceLabel(p, d) + "\nfpgaLatency " +
         num(node.fpgaLatency) + (node.supportedOnFpga ? "" : " (CPU only)") + ", cpuLatency " +
         num(node.cpuLatency) + "\nsize " + num(node.size) + ", cost " + num(g.outCost[v]);
-    dot << "  n" << v << " [id=" << quoted("node-" + std::to_string(node.id))
+    dot << "  n" << v << " [id=" << quoted("node_" + std::to_string(node.id))
         << ", label=" << quoted(node.name.empty() ? std::to_string(node.id) : node.name)
         << ", fillcolor=" << quoted(render::deviceColour(p, d)) << ", tooltip=" << quoted(tip)
         << (node.isBackward ? ", style=\"filled,dashed\"" : "") << "];\n";
@@ -91,7 +91,7 @@ std::string contractedDot(const Workload& w, const Placement& p, const Evaluatio
     if (!r) continue;
     const std::string name = render::deviceLabel(p, d) +
                              (r->replicas > 1 ? " x" + std::to_string(r->replicas) : "");
-    dot << "  d" << d << " [id=" << quoted("block-" + std::to_string(d)) << ", label="
+    dot << "  d" << d << " [id=" << quoted("block_" + std::to_string(d)) << ", label="
         << quoted(name + "\nload " + num(r->load) + "\nmemory " + num(r->memory) + "\n" +
                   std::to_string(r->numNodes) + " nodes")
         << ", fillcolor=" << quoted(render::deviceColour(p, d)) << ", fontsize=12, tooltip="
@@ -140,9 +140,11 @@ std::optional<std::string> renderGraphSvg(const Workload& workload, const Placem
                                           const Evaluation& evaluation, const RenderOptions& options,
                                           std::string* error) {
   const std::string dot = renderGraphDot(workload, placement, evaluation, options);
-  static std::mutex graphviz;  // Graphviz keeps global state
+  // Graphviz keeps global state (and its text-size cache outlives a freed
+  // context in 2.43): one context for the process, used under a lock.
+  static std::mutex graphviz;
   const std::lock_guard lock(graphviz);
-  GVC_t* context = gvContext();
+  static GVC_t* const context = gvContext();
   if (!context) {
     *error = "graphviz: cannot create a context";
     return std::nullopt;
@@ -166,7 +168,6 @@ std::optional<std::string> renderGraphSvg(const Workload& workload, const Placem
     gvFreeLayout(context, graph);
     agclose(graph);
   }
-  gvFreeContext(context);
   return svg;
 }
 

@@ -140,8 +140,8 @@ std::optional<std::string> outcomeSections(const Workload& w, const SolveOutcome
     const DeviceReport* r = render::reportOf(e, p, d);
     if (!r) continue;
     html << "<tr class=\"device\" data-device=\"" << render::deviceLabel(p, d) << "\" data-load=\""
-         << exact(r->load) << "\" data-memory=\"" << exact(r->memory) << "\" data-nodes=\""
-         << r->numNodes
+         << exact(r->load) << "\" data-memory=\"" << exact(r->memory) << "\" data-replicas=\""
+         << r->replicas << "\" data-nodes=\"" << r->numNodes
          << "\"><td><span class=\"swatch\" style=\"background:" << render::deviceColour(p, d)
          << "\"></span>" << render::deviceLabel(p, d) << "</td><td>" << r->replicas << "</td><td>"
          << r->numNodes << "</td><td>" << num(r->load) << "</td><td>" << num(r->forwardLoad)

@@ -10,6 +10,7 @@
 
 #include "dnnplace/compare.hpp"
 #include "dnnplace/info.hpp"
+#include "dnnplace/render.hpp"
 #include "dnnplace/report.hpp"
 #include "dnnplace/workload.hpp"
 
@@ -119,10 +120,17 @@ int runSolve(SolveArgs& args, OptionSet given) {
   }
   phases.insert(phases.end(), outcome.phases.begin(), outcome.phases.end());
   const EvaluateOptions evaluated = evaluateOptionsFor(args.options);
+  std::string reportError;
+  if (!args.report.empty() && !renderFormatOf(args.report, &reportError)) return fail(reportError);
   if (!timer.time("write", [&] {
         return writeText(args.out, planToJson(*workload, outcome, evaluated), &error);
       }))
     return fail(error);
+  if (!args.report.empty()) {
+    RenderOptions render;
+    render.evaluate = evaluated;
+    if (const auto failed = renderToFile(*workload, outcome, args.report, render)) return fail(*failed);
+  }
   if (!args.quiet) std::cerr << outcomeSummary(*workload, outcome, evaluated);
   if (args.verbose) std::cerr << phasesLine(phases);
   return exitCodeFor(outcome);
@@ -172,12 +180,20 @@ int runCompare(CompareArgs& args, OptionSet given) {
   }
   const auto names = methodsToCompare(args.methods, args.options.objective, &error);
   if (!names) return fail("compare: " + error);
+  if (!args.report.empty() && renderFormatOf(args.report, &error) != RenderFormat::Html)
+    return fail("compare: " + args.report + ": the report is HTML (expected a .html file name)");
   std::vector<const Workload*> pointers;
   for (const auto& w : workloads) pointers.push_back(&w);
   showProgress(args.quiet, &args.options);
   const auto rows = compareMethods(pointers, *names, args.options);
   clearProgress(args.quiet);
   std::cout << formatComparison(rows, args.format);
+  if (!args.report.empty()) {
+    RenderOptions render;
+    render.evaluate = evaluateOptionsFor(args.options);
+    const auto html = renderCompareReport(pointers, rows, render, &error);
+    if (!html || !writeText(args.report, *html, &error)) return fail(error);
+  }
   const std::size_t runs = workloads.size() * rowsPerWorkload(*names, args.options);
   if (rows.size() < runs)
     std::cerr << "compare: interrupted after " << rows.size() << " of " << runs
@@ -187,6 +203,28 @@ int runCompare(CompareArgs& args, OptionSet given) {
     if (row.outcome.call == CallStatus::InternalError)
       return fail("compare: " + row.outcome.method + " on " + row.workload + ": " + row.outcome.message,
                   kInternal);
+  return kOk;
+}
+
+int runRender(const RenderArgs& args, OptionSet given) {
+  if (const std::string why = ignoredOption(nullptr, args.options.objective, given); !why.empty())
+    return fail("render: " + why);
+  std::string error;
+  const auto format = renderFormatOf(args.out, &error);
+  if (!format) return fail("render: " + error);
+  if (args.view == "timeline" && *format != RenderFormat::Svg)
+    return fail("render: --view timeline writes SVG (expected a .svg file name, not " + args.out + ")");
+  const auto workload = loadWorkload(args.workload, &error);
+  if (!workload) return loadFailed(args.workload, error);
+  const auto outcome = outcomeOfPlanFile(*workload, args.plan, args.options, &error);
+  if (!outcome) return fail(error);
+  RenderOptions options;
+  options.evaluate = args.options;
+  options.view = args.view == "timeline" ? RenderView::Timeline : RenderView::Graph;
+  options.detail = args.detail == "full"         ? RenderDetail::Full
+                   : args.detail == "contracted" ? RenderDetail::Contracted
+                                                 : RenderDetail::Auto;
+  if (const auto failed = renderToFile(*workload, *outcome, args.out, options)) return fail(*failed);
   return kOk;
 }
 

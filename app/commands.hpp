@@ -32,7 +32,7 @@ int defaultThreads();
 std::uint64_t defaultMemoryLimit();
 
 struct SolveArgs {
-  std::string workload, method = "dp", out, contiguity = "none", plan;
+  std::string workload, method = "dp", out, contiguity = "none", plan, report;
   bool quiet = false, verbose = false, contractLayers = false;
   SolveOptions options;
 };
@@ -55,9 +55,14 @@ struct GenerateArgs {
 
 struct CompareArgs {
   std::vector<std::string> workloads;
-  std::string methods, format = "text";
+  std::string methods, format = "text", report;
   bool quiet = false;
   SolveOptions options;
+};
+
+struct RenderArgs {
+  std::string workload, plan, out, view = "graph", detail = "auto";
+  EvaluateOptions options;
 };
 
 struct ImportOnnxArgs {
@@ -85,6 +90,7 @@ int runEvaluate(const EvaluateArgs& args, OptionSet given);
 int runInfo(const InfoArgs& args);
 int runGenerate(GenerateArgs& args);
 int runCompare(CompareArgs& args, OptionSet given);
+int runRender(const RenderArgs& args, OptionSet given);
 int runImportOnnx(ImportOnnxArgs& args);
 int runImportPipedream(ImportPipedreamArgs& args);
 int runImportPiper(ImportPiperArgs& args);

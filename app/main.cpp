@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   CompareArgs cmpArgs;
   cmpArgs.options.timeLimitSeconds = 60;
   auto* cmpCmd = app.add_subcommand("compare", "run several methods side by side");
+  RenderArgs renderArgs;
+  auto* renderCmd = app.add_subcommand(
+      "render", "draw a plan: an HTML report, the graph (.svg, .dot) or the timeline (docs/render.md)");
   auto* importCmd = app.add_subcommand("import", "write a workload JSON from a model or a profile");
   importCmd->require_subcommand(1);
   ImportOnnxArgs onnxArgs;
@@ -50,7 +53,7 @@ int main(int argc, char** argv) {
   // so that `--help solve` shows solve's whole help too.
   std::string_view command;
   for (int i = 1; i < argc && command.empty(); ++i)
-    for (const char* name : {"solve", "evaluate", "info", "generate", "compare", "import"})
+    for (const char* name : {"solve", "evaluate", "info", "generate", "compare", "render", "import"})
       if (std::string_view(argv[i]) == name) command = name;
   if (command == "solve") {
     solveCmd->footer("Methods:" + methodTable());
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
                          "milp: also export the model (.lp or .mps)");
     solveCmd->add_flag("--contract-layers", solveArgs.contractLayers,
                        "fuse the nodes of each layerId before solving");
+    solveCmd->add_option("--report", solveArgs.report, "also write the plan's HTML report here");
     solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
     solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
   } else if (command == "evaluate") {
@@ -147,7 +151,29 @@ int main(int argc, char** argv) {
     cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
         ->check(CLI::IsMember({"text", "json", "csv"}))
         ->capture_default_str();
+    cmpCmd->add_option("--report", cmpArgs.report, "also write an HTML report of the rows here");
     cmpCmd->add_flag("--quiet", cmpArgs.quiet, "no progress on stderr");
+  } else if (command == "render") {
+    renderCmd->add_option("workload", renderArgs.workload, "workload JSON file (- for standard input)")
+        ->required();
+    renderCmd->add_option("plan", renderArgs.plan, "plan JSON file")->required();
+    addObjective(renderCmd, &renderArgs.options.objective);
+    given.q =
+        renderCmd->add_option("--q", renderArgs.options.q, "latency: subgraphs allowed per accelerator")
+            ->check(CLI::Range(1, 1 << 20))
+            ->capture_default_str();
+    renderCmd->add_flag("--diffmaxima", renderArgs.options.diffMaxima,
+                        "objective: max forward + max backward load");
+    renderCmd->add_option("--view", renderArgs.view, ".svg: graph or timeline")
+        ->check(CLI::IsMember({"graph", "timeline"}))
+        ->capture_default_str();
+    renderCmd
+        ->add_option("--detail", renderArgs.detail,
+                     "graph: auto (one box per block above 300 nodes), full or contracted")
+        ->check(CLI::IsMember({"auto", "full", "contracted"}))
+        ->capture_default_str();
+    renderCmd->add_option("--out", renderArgs.out, "FILE.html (report), FILE.svg or FILE.dot")
+        ->required();
   } else if (command == "import") {
     onnxCmd->footer("Devices in the catalog (docs/cost-model.md):\n" + deviceCatalogText());
     onnxCmd->add_option("model", onnxArgs.model, "ONNX model file")->required();
@@ -278,6 +304,8 @@ int main(int argc, char** argv) {
       code = runGenerate(genArgs);
     else if (*cmpCmd)
       code = runCompare(cmpArgs, given.read(false, false, cmpArgs.options.diffMaxima));
+    else if (*renderCmd)
+      code = runRender(renderArgs, given.read(false, false, renderArgs.options.diffMaxima));
     else if (*onnxCmd)
       code = runImportOnnx(onnxArgs);
     else if (*pipedreamCmd)

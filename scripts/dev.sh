@@ -20,7 +20,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 shared=${DNNPLACE_SHARED:-$here/../shared}
 
 packages=(build-essential cmake pkg-config nlohmann-json3-dev libcli11-dev
-          coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time
+          coinor-libcbc-dev libscotch-dev googletest libgtest-dev libbenchmark-dev graphviz time libgraphviz-dev chromium
           clang libclang-rt-14-dev libonnx-dev libprotobuf-dev
           pybind11-dev python3-dev python3-pytest python3-torch python3-torchvision)
 

@@ -44,6 +44,7 @@ TEST(Cli, HelpOnEveryCommand) {
        {"workloads TEXT ... REQUIRED", "--methods", "--format", "--memory-limit", "Methods:"}},
       {"--help solve ", {"workload TEXT REQUIRED", "--method", "--threads", "Methods:"}},
       {"-h evaluate ", {"plan TEXT REQUIRED", "--contiguous"}},
+      {"render ", {"plan TEXT REQUIRED", "--view", "--detail", "--out"}},
   };
   for (const auto& [command, shown] : expected) {
     auto result = runCli(command + "--help");
@@ -63,7 +64,7 @@ TEST(Cli, BadUsageIsExitTwoWithOneLine) {
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_EQ(result.err,
             "dnnplace: unknown command 'frobnicate' (expected one of: solve, evaluate, info, generate, "
-            "compare, import)\n");
+            "compare, render, import)\n");
   result = runCli("solve x.json --objective speed");
   EXPECT_EQ(result.exitCode, 2);
 }

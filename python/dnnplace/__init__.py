@@ -10,7 +10,7 @@ from ._core import Workload, Plan, solve, evaluate
 
 __all__ = [
     "Workload", "Plan", "Device", "DeviceReport", "Evaluation", "CompareRow",
-    "solve", "evaluate", "compare", "import_onnx", "methods", "default_methods",
+    "solve", "evaluate", "compare", "render", "import_onnx", "methods", "default_methods",
     "load", "device_spec", "operator_latency_ms", "transfer_ms", "build_costed_workload",
 ]
 

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <map>
 #include <optional>
@@ -24,6 +26,7 @@
 #include "dnnplace/evaluator.hpp"
 #include "dnnplace/import.hpp"
 #include "dnnplace/plan.hpp"
+#include "dnnplace/render.hpp"
 #include "dnnplace/report.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
@@ -401,6 +404,68 @@ std::vector<Row> comparePy(const py::object& workloads, const py::object& method
   return out;
 }
 
+// ------------------------------------------------------------------- render
+
+/// `dnnplace render` from Python: a Plan (from solve or from_json) or a plan
+/// file, drawn to `path` in the format its extension names.
+void renderPy(const Workload& w, const py::object& plan, const py::object& path,
+              std::optional<std::string> objective, bool diffMaxima, int q, const std::string& view,
+              const std::string& detail) {
+  if (view != "graph" && view != "timeline") invalid("render: view must be 'graph' or 'timeline'");
+  if (detail != "auto" && detail != "full" && detail != "contracted")
+    invalid("render: detail must be 'auto', 'full' or 'contracted'");
+  if (q < 1 || q > 64) invalid("render: q must be between 1 and 64");
+  const Plan* given = py::isinstance<Plan>(plan) ? &plan.cast<const Plan&>() : nullptr;
+  RenderOptions options;
+  options.view = view == "graph" ? RenderView::Graph : RenderView::Timeline;
+  options.detail = detail == "auto"   ? RenderDetail::Auto
+                   : detail == "full" ? RenderDetail::Full
+                                      : RenderDetail::Contracted;
+  options.evaluate = evaluateOptions(objective.value_or(given ? given->objectiveKind : "throughput"),
+                                     diffMaxima, q, false);
+  const std::string out = pathString(path);
+  std::string planPath, error;
+  std::optional<std::filesystem::path> temporary;
+  if (given) {
+    // The Plan's JSON through the very reader `dnnplace render` uses.
+    temporary = std::filesystem::temp_directory_path() /
+                ("dnnplace-render-" + std::to_string(::getpid()) + "-" +
+                 std::to_string(reinterpret_cast<std::uintptr_t>(given)) + ".json");
+    std::ofstream file(*temporary);
+    file << given->json;
+    if (!file.flush()) invalid("render: cannot write a temporary plan file " + temporary->string());
+    planPath = temporary->string();
+  } else {
+    planPath = pathString(plan);
+  }
+  std::optional<std::string> failed;
+  {
+    py::gil_scoped_release released;
+    auto outcome = outcomeOfPlanFile(w, planPath, options.evaluate, &error);
+    if (outcome && given) {
+      // The solve's own summary rather than the plan file's.
+      if (!given->method.empty()) outcome->method = given->method;
+      if (given->seconds) outcome->seconds = *given->seconds;
+      if (given->lowerBound) {
+        outcome->lowerBound = *given->lowerBound;
+        outcome->gap = given->gap.value_or(outcome->gap);
+      }
+      if (given->status == "optimal" && outcome->evaluation.feasible)
+        outcome->status = SolveStatus::Optimal;
+      outcome->message = given->message;
+    }
+    if (!outcome)
+      failed = given ? "render: the plan: " + error.substr(error.find(": ") + 2) : error;
+    else
+      failed = renderToFile(w, *outcome, out, options);
+  }
+  if (temporary) {
+    std::error_code ignored;
+    std::filesystem::remove(*temporary, ignored);
+  }
+  if (failed) invalid(*failed);
+}
+
 // ------------------------------------------------------------------- import
 
 Workload importOnnxPy(const py::object& path, const std::string& device, int accelerators, int cpus,
@@ -719,6 +784,12 @@ PYBIND11_MODULE(_core, m) {
       py::arg("restarts") = py::none(), py::arg("max_ideals") = 0, py::arg("memory_limit") = py::none(),
       py::arg("contract_layers") = false, py::arg("replicate") = false,
       "Runs several methods on one or more workloads (`dnnplace compare`); a list of CompareRow.");
+
+  m.def("render", &renderPy, py::arg("workload"), py::arg("plan"), py::arg("path"), py::kw_only(),
+        py::arg("objective") = py::none(), py::arg("diff_maxima") = false, py::arg("q") = 1,
+        py::arg("view") = "graph", py::arg("detail") = "auto",
+        "Draws a Plan or a plan file to path (`dnnplace render`): .html (the report), .svg "
+        "(view='graph' or 'timeline') or .dot.");
 
   m.def("import_onnx", &importOnnxPy, py::arg("path"), py::kw_only(), py::arg("device") = "a100",
         py::arg("accelerators") = 1, py::arg("cpus") = 0, py::arg("cpu") = "xeon-8380-core",

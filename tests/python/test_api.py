@@ -114,3 +114,29 @@ def test_replicated_stages():
         dnnplace.solve(w, method="dp", objective="latency", replicate=True)
     with pytest.raises(ValueError, match="--replicate applies to --method dp, dp-linear, pipedream and milp"):
         dnnplace.solve(w, method="scotch", replicate=True)
+
+
+def test_render(tmp_path):
+    w = dnnplace.Workload.load(EXAMPLE)
+    plan = dnnplace.solve(w, method="dp")
+    report = tmp_path / "report.html"
+    dnnplace.render(w, plan, report)
+    html = report.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "http://" not in html.replace("http://www.w3.org", "")
+    assert "dp" in html and f"{plan.objective:.4f}"[:5] in html
+    # The same picture as the CLI draws from the plan file (the timeline is
+    # hand-written SVG, so byte for byte).
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan.to_json())
+    ours, cli = tmp_path / "ours.svg", tmp_path / "cli.svg"
+    dnnplace.render(w, str(plan_file), ours, view="timeline")
+    subprocess.run([CLI, "render", EXAMPLE, str(plan_file), "--view", "timeline", "--out", str(cli)],
+                   check=True, capture_output=True)
+    assert ours.read_text() == cli.read_text() and "<svg" in ours.read_text()
+    dnnplace.render(w, plan, tmp_path / "graph.dot")
+    assert (tmp_path / "graph.dot").read_text().lstrip().startswith("digraph")
+    with pytest.raises(ValueError, match="unknown extension") as bad:
+        dnnplace.render(w, plan, tmp_path / "report.pdf")
+    assert "\n" not in str(bad.value)
+    with pytest.raises(ValueError, match="view must be"):
+        dnnplace.render(w, plan, tmp_path / "x.svg", view="gantt")

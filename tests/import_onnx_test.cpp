@@ -582,6 +582,36 @@ TEST(ImportOnnxErrors, GeometryShapeInferenceWouldDivideBy) {
                             "(each must be 1 to 2^31)\n");
 }
 
+TEST(ImportOnnxErrors, RawDataThatIsNotTheTensorsElements) {
+  // libonnx's ParseData copies all of raw_data into raw_data.size() /
+  // sizeof(T) elements: 4 bytes for an int64 wrote to a null vector's data
+  // (found by the fuzzer; tests/fuzz/regressions/onnx-raw-data-short).
+  ModelBuilder constant = convRelu();
+  auto* node = constant.node("Constant", "/c", {}, {"c"});
+  ModelBuilder::constantValue(node, 1);
+  node->mutable_attribute(0)->mutable_t()->clear_int64_data();
+  node->mutable_attribute(0)->mutable_t()->set_raw_data(std::string(4, '\x01'));
+  const auto path = constant.write();
+  const auto result = importCli(path, "");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err,
+            "dnnplace: " + path.string() +
+                ": operator '/c' (Constant) tensor '': raw_data holds 4 bytes, its type and "
+                "dims need 8\n");
+  ModelBuilder weights = convRelu();
+  auto* init = weights.proto().mutable_graph()->add_initializer();
+  init->set_name("w_extra");
+  init->set_data_type(onnx::TensorProto::FLOAT);
+  init->add_dims(3);
+  init->set_raw_data(std::string(13, '\0'));
+  const auto second = weights.write();
+  const auto refused = importCli(second, "");
+  EXPECT_EQ(refused.exitCode, 2);
+  EXPECT_EQ(refused.err,
+            "dnnplace: " + second.string() +
+                ": initializer 'w_extra': raw_data holds 13 bytes, its type and dims need 12\n");
+}
+
 }  // namespace
 }  // namespace dnnplace
 

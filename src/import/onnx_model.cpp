@@ -16,6 +16,7 @@
 
 #include "dnnplace/workload.hpp"
 #include "import/shape_values.hpp"
+#include "util/format.hpp"
 
 namespace dnnplace::onnx_import {
 
@@ -158,6 +159,42 @@ bool checkGeometry(const onnx::GraphProto& graph, const std::string& file, Impor
   return true;
 }
 
+/// A tensor's raw_data must hold exactly its elements: libonnx's ParseData
+/// (shape inference, and the importer's shape arithmetic) copies all of it
+/// into a vector sized raw_data.size() / sizeof(T), so fewer or odd bytes
+/// are written past the vector's end.
+bool checkRawData(const onnx::TensorProto& tensor, const std::string& where, ImportError* error) {
+  if (!tensor.has_raw_data() || tensor.data_location() == onnx::TensorProto::EXTERNAL) return true;
+  const double width = elementBytes(tensor.data_type());
+  double elements = 1;
+  for (const auto d : tensor.dims()) elements *= static_cast<double>(d);
+  const double bytes = static_cast<double>(tensor.raw_data().size());
+  if (width > 0 && elements >= 0 && bytes == elements * width) return true;
+  return fail(error,
+              where + " '" + tensor.name() + "': raw_data holds " + formatShortest(bytes) +
+                  " bytes, its type and dims need " +
+                  (width > 0 && elements >= 0 ? formatShortest(elements * width)
+                                              : std::string("a fixed-width type and dims >= 0")));
+}
+
+/// checkRawData on every initializer and tensor attribute, subgraphs included.
+bool checkTensors(const onnx::GraphProto& graph, const std::string& file, ImportError* error) {
+  for (const auto& init : graph.initializer())
+    if (!checkRawData(init, file + ": initializer", error)) return false;
+  for (const auto& node : graph.node()) {
+    const std::string where = file + ": operator '" + node.name() + "' (" + node.op_type() + ") tensor";
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_t() && !checkRawData(attribute.t(), where, error)) return false;
+      for (const auto& tensor : attribute.tensors())
+        if (!checkRawData(tensor, where, error)) return false;
+      if (attribute.has_g() && !checkTensors(attribute.g(), file, error)) return false;
+      for (const auto& subgraph : attribute.graphs())
+        if (!checkTensors(subgraph, file, error)) return false;
+    }
+  }
+  return true;
+}
+
 /// Gives the graph inputs' symbolic dimensions their --dim values; names a
 /// dimension left symbolic or a --dim the model does not have.
 bool bindDimensions(onnx::GraphProto* graph, const std::set<std::string>& initializers,
@@ -223,7 +260,8 @@ std::optional<Model> parseModel(const std::string& bytes, const std::string& fil
     error->message = file + ": the model's graph has no operators";
     return std::nullopt;
   }
-  if (!checkOpsets(proto, file, error) || !checkGeometry(proto.graph(), file, error))
+  if (!checkOpsets(proto, file, error) || !checkGeometry(proto.graph(), file, error) ||
+      !checkTensors(proto.graph(), file, error))
     return std::nullopt;
   // ONNX's own checker first: shape inference assumes a well-formed graph.
   try {

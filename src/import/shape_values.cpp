@@ -59,6 +59,18 @@ Maybe fromTensor(const onnx::TensorProto& tensor) {
   }
   if (count > kMaxElements || tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return std::nullopt;
+  // libonnx's ParseData copies all of raw_data into a vector of
+  // raw_data.size() / sizeof(T) elements: raw bytes that are not exactly the
+  // tensor's elements would be written past its end (a fuzz finding: 3 bytes
+  // for a double).
+  if (tensor.has_raw_data()) {
+    const double width =
+        value.type == onnx::TensorProto::INT64 || value.type == onnx::TensorProto::DOUBLE  ? 8
+        : value.type == onnx::TensorProto::INT32 || value.type == onnx::TensorProto::FLOAT ? 4
+                                                                                           : 0;
+    if (width == 0 || static_cast<double>(tensor.raw_data().size()) != count * width)
+      return std::nullopt;
+  }
   try {
     switch (value.type) {
       case onnx::TensorProto::INT64:

@@ -71,8 +71,7 @@ def shared_workloads():
 
 def test_dp_matches_cli_on_shared_workloads():
     files = shared_workloads()
-    if not files:
-        pytest.skip(f"no shared workloads in {SHARED}/workloads")
+    assert files, f"no shared workloads in {SHARED}/workloads (set DNNPLACE_SHARED)"
     expected = json.load(open(os.path.join(SHARED, "expected", "throughput.json")))["workloads"]
     for f in files:
         plan = dnnplace.solve(dnnplace.Workload.load(f), method="dp")
@@ -82,6 +81,21 @@ def test_dp_matches_cli_on_shared_workloads():
         key = os.path.relpath(f, os.path.join(SHARED, "workloads"))
         if key in expected:
             assert plan.objective == pytest.approx(expected[key]["dp_optimum"], rel=1e-6), f
+
+
+def test_latency_matches_cli_on_shared_workloads():
+    files = sorted(glob.glob(os.path.join(SHARED, "workloads", "latency", "*", "*.json")))
+    assert len(files) == 7, f"the 7 shared latency workloads in {SHARED}/workloads/latency"
+    for f in files:
+        w = dnnplace.Workload.load(f)
+        for method in ("dp", "greedy"):
+            plan = dnnplace.solve(w, method=method, objective="latency")
+            cli = json.loads(subprocess.run([CLI, "solve", f, "--method", method, "--objective", "latency",
+                                             "--quiet"], check=True, capture_output=True, text=True).stdout)
+            assert plan.objective_kind == "latency" and plan.found, (f, method)
+            assert plan.objective == pytest.approx(cli["objective"], rel=1e-9), (f, method)
+            e = dnnplace.evaluate(w, plan, objective="latency")
+            assert e.feasible and e.objective == pytest.approx(plan.objective, rel=1e-9), (f, method)
 
 
 def _two_layer_chain(sync_bandwidth=1e9):

@@ -271,7 +271,9 @@ std::string renderBarsSvg(const Workload& workload, const Placement& placement,
         << num(x) << "\" y2=\"" << num(y + 4) << "\" stroke=\"" << colour
         << "\" stroke-width=\"2\" stroke-dasharray=\"5,3\"><title>" << escape(label + " " + num(value))
         << "</title></line>\n";
-    text(svg, x, y + 18, label + " " + num(value),
+    // A few pixels off the line, so that a bound equal to the objective
+    // keeps its label apart from the objective's.
+    text(svg, x + (std::string(anchor) == "end" ? -4 : 4), y + 18, label + " " + num(value),
          std::string(" text-anchor=\"") + anchor + "\" fill=\"" + colour + "\"");
   };
   if (options.lowerBound > 0) vertical(options.lowerBound, "#2a7", "bound", "lower bound", "end");

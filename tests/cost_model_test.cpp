@@ -9,8 +9,8 @@
 namespace dnnplace {
 namespace {
 
-DeviceSpec a100() { return {"a100", 312e12, 1.555e12, 40e9, 25e9, 5e-6, ""}; }
-DeviceSpec core() { return {"core", 1e11, 2e10, 0, 0, 1e-6, ""}; }
+DeviceSpec a100() { return {"a100", 312e12, 1.555e12, 40e9, 25e9, 5e-6, "", ""}; }
+DeviceSpec core() { return {"core", 1e11, 2e10, 0, 0, 1e-6, "", ""}; }
 
 TEST(CostModel, RooflineTransferAndMemory) {
   // ResNet-50's 3x3 conv at batch 1 (docs/cost-model.md): memory bound.

@@ -136,6 +136,21 @@ TEST(DeviceCatalog, LookupsIgnoreCase) {
   EXPECT_EQ(core->peakFlops, 147.2e9);
 }
 
+TEST(DeviceCatalog, FullProductNamesNameTheSameDevice) {
+  std::string error;
+  for (const auto& [model, name] : {std::pair<const char*, const char*>{"A100-SXM4-40GB", "a100"},
+                                    {"a100-sxm4-40gb", "a100"},
+                                    {"V100-SXM2-32GB", "v100"},
+                                    {"H100-SXM5-80GB", "h100"}}) {
+    const auto spec = lookUp(model, DeviceKind::Accelerator, &error);
+    ASSERT_TRUE(spec) << model << ": " << error;
+    EXPECT_EQ(spec->name, name) << model;
+    EXPECT_EQ(spec->peakFlops, lookUp(name, DeviceKind::Accelerator, &error)->peakFlops) << model;
+  }
+  EXPECT_FALSE(lookUp("A100-SXM4-80GB", DeviceKind::Accelerator, &error));
+  EXPECT_NE(error.find("neither a catalog device"), std::string::npos) << error;
+}
+
 TEST(DeviceCatalog, NamesOfTheWrongKindOrNoneAreRefused) {
   std::string error;
   EXPECT_FALSE(lookUp("xeon-8380-core", DeviceKind::Accelerator, &error));

@@ -106,8 +106,8 @@ class ModelBuilder {
 
 /// 1 TFLOP/s, 1 GB/s, 1 GB, a link of 0.5 GB/s, no overhead: latencies are
 /// easy to compute by hand.
-DeviceSpec testAccelerator() { return {"test", 1e12, 1e9, 1e9, 0.5e9, 0, ""}; }
-DeviceSpec testCpu() { return {"cpu", 1e10, 1e8, 0, 0, 1e-6, ""}; }
+DeviceSpec testAccelerator() { return {"test", 1e12, 1e9, 1e9, 0.5e9, 0, "", ""}; }
+DeviceSpec testCpu() { return {"cpu", 1e10, 1e8, 0, 0, 1e-6, "", ""}; }
 
 OnnxImportOptions optionsFor(const std::filesystem::path& path);
 

@@ -21,13 +21,13 @@ std::string modelPath(const std::string& name) {
 bool isLanguageModel(const std::string& name) { return name == "bert_base" || name == "gpt2_small"; }
 
 /// A device that makes fpgaLatency FLOPs / 1e9 ms: 1 TFLOP/s, unbounded memory traffic, no overhead.
-DeviceSpec flopCounter() { return {"flops", 1e12, 1e30, 1e12, 1e10, 0, ""}; }
+DeviceSpec flopCounter() { return {"flops", 1e12, 1e30, 1e12, 1e10, 0, "", ""}; }
 
 OnnxImportOptions zooOptions(const std::string& name, std::int64_t batch) {
   OnnxImportOptions options;
   options.modelPath = modelPath(name);
   options.accelerator = flopCounter();
-  options.cpu = {"cpu", 1e11, 1e10, 0, 0, 1e-6, ""};
+  options.cpu = {"cpu", 1e11, 1e10, 0, 0, 1e-6, "", ""};
   options.accelerators = 4;
   options.dims = {{"batch", batch}};
   if (isLanguageModel(name)) options.dims.push_back({"seq", 128});
@@ -182,7 +182,7 @@ TEST(ImportZoo, ContractLayersOnTheOperatorGraphGivesTheLayerGraphsOptimum) {
     OnnxImportOptions options = zooOptions(model, 8);
     options.training = true;
     options.layerDepth = model == "bert_base" ? 3 : 2;
-    options.accelerator = {"gpu", 100e12, 1e12, 16e9, 16e9, 5e-6, ""};
+    options.accelerator = {"gpu", 100e12, 1e12, 16e9, 16e9, 5e-6, "", ""};
     options.accelerators = 4;
     ImportError error;
     const auto operators = importOnnx(options, nullptr, &error);

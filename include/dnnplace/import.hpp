@@ -24,6 +24,9 @@ struct DeviceSpec {
   double linkBandwidth = 0;
   double opOverhead = 0;
   std::string source;  ///< where the published figures come from
+  /// The product's full name ("A100-SXM4-40GB"), accepted by loadDeviceSpec
+  /// as the short name is; empty when the short name is all there is.
+  std::string model;
 };
 
 enum class DeviceKind { Accelerator, Cpu };

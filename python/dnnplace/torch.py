@@ -322,7 +322,7 @@ def _module_params(module):
     return list(module.parameters()) + list(module.buffers())
 
 
-def profile(model, example_inputs, device="a100", accelerators=8, cpus=0, training=False,
+def profile(model, example_inputs, device="A100-SXM4-40GB", accelerators=8, cpus=0, training=False,
             granularity="operator", measure_cpu=True, cpu="xeon-8380-core", runs=3, optimizer_states=2.0):
     """A dnnplace.Workload for `model` on `accelerators` x `device` and `cpus` CPU cores.
 

@@ -57,6 +57,7 @@ CostTensor tensorOf(const py::dict& d) {
 py::dict specDict(const DeviceSpec& s) {
   py::dict d;
   d["name"] = s.name;
+  d["model"] = s.model;
   d["peakFlops"] = s.peakFlops;
   d["memoryBandwidth"] = s.memoryBandwidth;
   d["memory"] = s.memory;

@@ -157,6 +157,7 @@ bool readSpec(const DeviceFields& entry, DeviceKind kind, const std::string& whe
   }
   if (!readText(entry, "name", &spec->name, where, error) ||
       !readText(entry, "source", &spec->source, where, error) ||
+      !readText(entry, "model", &spec->model, where, error) ||
       !readFigure(entry, "peakFlops", false, &spec->peakFlops, where, error) ||
       !readFigure(entry, "memoryBandwidth", false, &spec->memoryBandwidth, where, error))
     return false;
@@ -205,8 +206,10 @@ std::vector<std::pair<DeviceKind, DeviceSpec>> readCatalog() {
         if (spec.name.empty() || spec.source.empty())
           error = entryWhere + ": a catalog device needs a name and a source";
         for (const auto& [otherKind, other] : catalog)
-          if (lowercase(other.name) == lowercase(spec.name))
-            error = entryWhere + ": the name '" + spec.name + "' is taken";
+          for (const std::string& taken : {other.name, other.model})
+            for (const std::string& mine : {spec.name, spec.model})
+              if (!mine.empty() && lowercase(taken) == lowercase(mine))
+                error = entryWhere + ": the name '" + mine + "' is taken";
         catalog.emplace_back(*kind, std::move(spec));
       }
     }
@@ -308,7 +311,8 @@ std::optional<DeviceSpec> loadDeviceSpec(const std::string& nameOrPath, DeviceKi
   // A catalog name wins over a file of that name: "./a100" reads the file.
   const std::string lower = lowercase(nameOrPath);
   for (const auto& [entryKind, spec] : deviceCatalog()) {
-    if (lowercase(spec.name) != lower) continue;
+    if (lowercase(spec.name) != lower && (spec.model.empty() || lowercase(spec.model) != lower))
+      continue;
     if (entryKind == kind) return spec;
     *error = "'" + nameOrPath + "' is " + kindPhrase(entryKind) + " in the catalog, not " +
              kindPhrase(kind) + " (" + (kind == DeviceKind::Cpu ? "CPU cores" : "accelerators") + ": " +

@@ -12,8 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace dnnplace;
   const std::string bytes(fuzz::asText(data, size));
   OnnxImportOptions options;
-  options.accelerator = {"a100", 312e12, 1.555e12, 40e9, 25e9, 5e-6, ""};
-  options.cpu = {"core", 147.2e9, 5.12e9, 0, 0, 1e-6, ""};
+  options.accelerator = {"a100", 312e12, 1.555e12, 40e9, 25e9, 5e-6, "", ""};
+  options.cpu = {"core", 147.2e9, 5.12e9, 0, 0, 1e-6, "", ""};
   options.accelerators = 4;
   options.cpus = 1;
   options.training = size % 2 == 1;

@@ -153,3 +153,11 @@ def test_render(tmp_path):
     assert "\n" not in str(bad.value)
     with pytest.raises(ValueError, match="view must be"):
         dnnplace.render(w, plan, tmp_path / "x.svg", view="gantt")
+
+
+def test_device_spec_by_short_or_full_name():
+    short, full = dnnplace.device_spec("a100"), dnnplace.device_spec("A100-SXM4-40GB")
+    assert short == full and full["name"] == "a100" and full["model"] == "A100-SXM4-40GB"
+    assert full["peakFlops"] == 312e12 and full["memory"] == 40e9
+    with pytest.raises(ValueError, match="neither a catalog device"):
+        dnnplace.device_spec("A100-SXM4-80GB")

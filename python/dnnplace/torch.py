@@ -273,22 +273,11 @@ class _Analysis:
 
     def sources(self, n):
         """The workload nodes whose values `n` reads, through recomputed nodes."""
-        found, seen = [], set()
-
-        def visit(arg):
-            for a in _flat_nodes(arg):
-                if a.name in seen:
-                    continue
-                seen.add(a.name)
-                role = self.role[a.name]
-                if role == "recompute":
-                    visit((a.args, a.kwargs))
-                elif role in ("input", "compute", "attached"):
-                    w = self.node_of(a.name)
-                    if w not in found:
-                        found.append(w)
-
-        visit((n.args, n.kwargs))
+        found = []
+        for a in self._through_recompute((n.args, n.kwargs)):
+            w = self.node_of(a.name)
+            if w not in found:
+                found.append(w)
         return found
 
     def params(self, n):

@@ -66,6 +66,10 @@ std::optional<std::string> renderCompareReport(const std::vector<const Workload*
 /// or its replicas do not fit the machine.
 std::optional<SolveOutcome> outcomeOfPlanFile(const Workload& workload, const std::string& path,
                                               const EvaluateOptions& options, std::string* error);
+/// The same for a plan already read; `name` stands for it in messages.
+std::optional<SolveOutcome> outcomeOfPlan(const Workload& workload, const PlanFile& plan,
+                                          const std::string& name, const EvaluateOptions& options,
+                                          std::string* error);
 
 /// Renders `outcome` to `path` in the format its extension names (.html: the
 /// report; .svg: options.view; .dot: the graph). nullopt on success, else the

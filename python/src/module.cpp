@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <future>
 #include <map>
 #include <optional>
@@ -424,24 +422,15 @@ void renderPy(const Workload& w, const py::object& plan, const py::object& path,
   options.evaluate = evaluateOptions(objective.value_or(given ? given->objectiveKind : "throughput"),
                                      diffMaxima, q, false);
   const std::string out = pathString(path);
-  std::string planPath, error;
-  std::optional<std::filesystem::path> temporary;
-  if (given) {
-    // The Plan's JSON through the very reader `dnnplace render` uses.
-    temporary = std::filesystem::temp_directory_path() /
-                ("dnnplace-render-" + std::to_string(::getpid()) + "-" +
-                 std::to_string(reinterpret_cast<std::uintptr_t>(given)) + ".json");
-    std::ofstream file(*temporary);
-    file << given->json;
-    if (!file.flush()) invalid("render: cannot write a temporary plan file " + temporary->string());
-    planPath = temporary->string();
-  } else {
-    planPath = pathString(plan);
-  }
+  // A Plan is already read (Plan.file); a path is read as `dnnplace render` reads it.
+  std::optional<std::string> planPath;
+  if (!given) planPath = pathString(plan);
+  std::string error;
   std::optional<std::string> failed;
   {
     py::gil_scoped_release released;
-    auto outcome = outcomeOfPlanFile(w, planPath, options.evaluate, &error);
+    auto outcome = given ? outcomeOfPlan(w, given->file, "render: the plan", options.evaluate, &error)
+                         : outcomeOfPlanFile(w, *planPath, options.evaluate, &error);
     if (outcome && given) {
       // The solve's own summary rather than the plan file's.
       if (!given->method.empty()) outcome->method = given->method;
@@ -454,14 +443,7 @@ void renderPy(const Workload& w, const py::object& plan, const py::object& path,
         outcome->status = SolveStatus::Optimal;
       outcome->message = given->message;
     }
-    if (!outcome)
-      failed = given ? "render: the plan: " + error.substr(error.find(": ") + 2) : error;
-    else
-      failed = renderToFile(w, *outcome, out, options);
-  }
-  if (temporary) {
-    std::error_code ignored;
-    std::filesystem::remove(*temporary, ignored);
+    failed = outcome ? renderToFile(w, *outcome, out, options) : std::optional<std::string>(error);
   }
   if (failed) invalid(*failed);
 }

@@ -256,21 +256,28 @@ std::optional<std::string> renderCompareReport(const std::vector<const Workload*
 std::optional<SolveOutcome> outcomeOfPlanFile(const Workload& workload, const std::string& path,
                                               const EvaluateOptions& options, std::string* error) {
   const auto plan = loadPlan(path, error);
-  if (!plan || !checkReplicas(workload, *plan, inputName(path), error)) return std::nullopt;
+  if (!plan) return std::nullopt;
+  return outcomeOfPlan(workload, *plan, inputName(path), options, error);
+}
+
+std::optional<SolveOutcome> outcomeOfPlan(const Workload& workload, const PlanFile& plan,
+                                          const std::string& name, const EvaluateOptions& options,
+                                          std::string* error) {
+  if (!checkReplicas(workload, plan, name, error)) return std::nullopt;
   std::vector<std::string> problems;
-  Placement placement = resolvePlan(workload, *plan, &problems);
+  Placement placement = resolvePlan(workload, plan, &problems);
   if (!problems.empty()) {
-    *error = inputName(path) + ": " + problems.front() + " (a plan for another workload?)";
+    *error = name + ": " + problems.front() + " (a plan for another workload?)";
     return std::nullopt;
   }
   for (NodeIndex v = 0; v < workload.numNodes(); ++v)
     if (placement.deviceOf[v] == Placement::kUnplaced) {
-      *error = inputName(path) + ": node " + std::to_string(workload.graph().nodes[v].id) + " of " +
+      *error = name + ": node " + std::to_string(workload.graph().nodes[v].id) + " of " +
                workload.name + " is on no device (a plan for another workload?)";
       return std::nullopt;
     }
   SolveOutcome outcome;
-  outcome.method = "plan " + inputName(path);
+  outcome.method = "plan " + name;
   outcome.evaluation = evaluate(workload, placement, options);
   outcome.objective = outcome.evaluation.objective;
   outcome.status = outcome.evaluation.feasible ? SolveStatus::Feasible : SolveStatus::Infeasible;

@@ -153,6 +153,11 @@ def test_render(tmp_path):
     assert "\n" not in str(bad.value)
     with pytest.raises(ValueError, match="view must be"):
         dnnplace.render(w, plan, tmp_path / "x.svg", view="gantt")
+    other = dnnplace.Workload.load(os.path.join(ROOT, "examples", "chain.json"))
+    with pytest.raises(ValueError, match=r"^render: the plan: .*\(a plan for another workload\?\)$"):
+        dnnplace.render(other, plan, tmp_path / "other.html")
+    with pytest.raises(ValueError, match=r"plan\.json: .*\(a plan for another workload\?\)$"):
+        dnnplace.render(other, str(plan_file), tmp_path / "other.html")
 
 
 def test_device_spec_by_short_or_full_name():

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "import/onnx_model.hpp"
+
 namespace dnnplace::onnx_import {
 
 namespace {
@@ -59,18 +61,12 @@ Maybe fromTensor(const onnx::TensorProto& tensor) {
   }
   if (count > kMaxElements || tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return std::nullopt;
-  // libonnx's ParseData copies all of raw_data into a vector of
-  // raw_data.size() / sizeof(T) elements: raw bytes that are not exactly the
-  // tensor's elements would be written past its end (a fuzz finding: 3 bytes
-  // for a double).
-  if (tensor.has_raw_data()) {
-    const double width =
-        value.type == onnx::TensorProto::INT64 || value.type == onnx::TensorProto::DOUBLE  ? 8
-        : value.type == onnx::TensorProto::INT32 || value.type == onnx::TensorProto::FLOAT ? 4
-                                                                                           : 0;
-    if (width == 0 || static_cast<double>(tensor.raw_data().size()) != count * width)
-      return std::nullopt;
-  }
+  // libonnx's ParseData writes past its vector when raw_data is not exactly
+  // the tensor's elements; the importer refuses such tensors before inference
+  // (checkTensors), and this guards any tensor that did not pass there.
+  if (tensor.has_raw_data() &&
+      static_cast<double>(tensor.raw_data().size()) != count * elementBytes(value.type))
+    return std::nullopt;
   try {
     switch (value.type) {
       case onnx::TensorProto::INT64:

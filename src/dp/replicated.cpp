@@ -44,10 +44,12 @@ class ReplicatedDp {
         states_(states),
         machine_(workload.machine),
         cap_(cap),
+        cut_(aboveRounding(cap)),
         stride_(static_cast<std::size_t>(states.count())),
         values_(static_cast<std::size_t>(lattice.numIdeals()) * stride_, kInfinity),
         parameters_(graph.numSuperNodes, 0),
-        replicaLoads_(states.accelerators + 1, 0) {
+        replicaLoads_(states.accelerators + 1, 0),
+        replicaLimit_(states.accelerators + 1, 0) {
     // The weights a super-node's replicas all-reduce: its members'.
     for (int v = 0; v < graph.numSuperNodes; ++v)
       for (int i = graph.memberStart[v]; i < graph.memberStart[v + 1]; ++i)
@@ -58,6 +60,7 @@ class ReplicatedDp {
   bool run(Clock::time_point deadline, const std::atomic<bool>* interrupt, std::uint64_t* blocks) {
     BlockWalker walker(graph_, lattice_, acceleratorMemory(graph_, machine_), states_.accelerators > 0,
                        states_.cpus > 0, false);
+    computeWork(walker);
     std::fill_n(values_.begin(), stride_, 0.0);  // the empty ideal
     for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
       if ((ideal & 255) == 0 && pastLimit(deadline, interrupt)) return false;
@@ -148,25 +151,140 @@ class ReplicatedDp {
       replicaLoads_[r] = objective::replicatedLoad(load, weights, r, machine_);
   }
 
+  /// Per ideal its Work sums (device_states.hpp) and its weights, from its
+  /// canonical parent's; then the state bounds of the cap.
+  void computeWork(BlockWalker& walker) {
+    const std::size_t n = static_cast<std::size_t>(lattice_.numIdeals());
+    work_.assign(n, Work{});
+    weights_.assign(n, 0.0);
+    aliveOf_.assign(n * stride_, 0);
+    std::fill_n(aliveOf_.begin(), stride_, 1);  // the empty ideal's values are exact (0)
+    const double memory = acceleratorMemory(graph_, machine_);
+    for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
+      const IdealLattice::Link parent = lattice_.links(ideal).back();
+      const int v = parent.element;
+      Work w = work_[parent.target];
+      const bool fits = graph_.supportedOnFpga[v] && graph_.size[v] <= memory;
+      (fits ? w.acceleratorFit : w.forcedCpu) += fits ? graph_.fpgaLatency[v] : graph_.cpuLatency[v];
+      w.notOnAccelerator += fits ? 0 : 1;
+      w.cpu += graph_.cpuLatency[v];
+      w.fpga += graph_.fpgaLatency[v];
+      walker.mark(ideal);
+      w.crossing += walker.crossingChange(v);
+      work_[ideal] = w;
+      weights_[ideal] = weights_[parent.target] + parameters_[v];
+    }
+    std::vector<double> absorbable(states_.cpus + 1);
+    for (int c = 0; c <= states_.cpus; ++c) absorbable[c] = cpuAbsorbable(graph_, c, cut_);
+    bounds_ = StateBounds(states_, cut_, latencyRatio(graph_), work_[lattice_.fullIdeal()],
+                          std::move(absorbable));
+    syncPerByte_.assign(states_.accelerators + 1, 0.0);
+    for (int r = 2; r <= states_.accelerators; ++r)
+      syncPerByte_[r] = objective::replicatedLoad(0, 1, r, machine_) * r;
+  }
+
+  /// The states of an ideal I the walk must serve. Live: I's devices can
+  /// cover I and those left the rest below the cut (load(D, r) ≥ load(D)/r,
+  /// so r replicas below the cut take at most r times it, as r accelerators
+  /// would, and the pure DP's work bounds hold). The work bound of a union
+  /// is at most the larger of its parts', so the state before the last block
+  /// of a chain below the cap to a live state is live too: by induction a
+  /// live state's value is its true value whenever that is at most the cap.
+  /// Then for a maximal element v of I, value(I, s) ≥ value(I ∖ v, s) −
+  /// removalIncrease(v) (the chain restricted to I ∖ v: only v's block
+  /// changes, and (load + increase + sync)/r ≤ load(D, r) + increase), so a
+  /// state is dead when that exceeds the cap, and final once its best
+  /// reaches it.
+  void liveStates(std::int32_t ideal, BlockWalker& walker, const double* best) {
+    live_.clear();
+    const Work& here = work_[ideal];
+    const int numStates = static_cast<int>(stride_);
+    lower_.assign(numStates, 0.0);
+    dead_.assign(numStates, 0);
+    alive_.assign(numStates, 0);
+    for (int s = 1; s < numStates; ++s)
+      alive_[s] = bounds_.prefixAlive(here, s) && bounds_.futureAlive(here, s) ? 1 : 0;
+    walker.mark(ideal);
+    for (const IdealLattice::Link& link : lattice_.links(ideal)) {
+      const double increase = walker.removalIncrease(link.element);
+      const double* sub = valuesOf(link.target);
+      const char* subAlive = &aliveOf_[static_cast<std::size_t>(link.target) * stride_];
+      for (int s = 1; s < numStates; ++s) {
+        if (!alive_[s] || !subAlive[s]) continue;
+        if (sub[s] > cap_) {  // its true value exceeds the cap
+          if (increase == 0) dead_[s] = 1;
+          continue;
+        }
+        lower_[s] = std::max(lower_[s], increase > 0 ? (sub[s] - increase) * kMargin : sub[s]);
+      }
+    }
+    char* mine = &aliveOf_[static_cast<std::size_t>(ideal) * stride_];
+    for (int s = 1; s < numStates; ++s) {
+      mine[s] = alive_[s];
+      if (alive_[s] && !dead_[s] && lower_[s] <= cap_ && best[s] > lower_[s]) live_.push_back(s);
+    }
+  }
+
+  /// Whether a state of the relaxed ideal still needs blocks.
+  bool open(int s, const double* best) const { return best[s] > lower_[s]; }
+
+  /// The walk's limits from the live states' best values (capped): a block
+  /// on r replicas serves only states of at least r accelerators, and
+  /// load(D, r) ≥ (fpga + committed + syncPerByte_[r] · weights) / r, each
+  /// term growing with D; CPU blocks below the worst best of a state with a core.
+  void updateLimits(const double* best) {
+    replicas_ = 0;
+    std::fill(replicaLimit_.begin(), replicaLimit_.end(), 0.0);
+    cpuLimit_ = 0;
+    openStates_ = 0;
+    for (int s : live_) {
+      if (!open(s, best)) continue;
+      ++openStates_;
+      const int a = states_.acceleratorsOf(s);
+      const double b = std::min(best[s], cap_);
+      for (int r = 1; r <= a; ++r) replicaLimit_[r] = std::max(replicaLimit_[r], b);
+      replicas_ = std::max(replicas_, a);
+      if (states_.cpusOf(s) > 0) cpuLimit_ = std::max(cpuLimit_, b);
+    }
+    acceleratorWork_ = 0;
+    for (int r = 1; r <= replicas_; ++r) {
+      replicaLimit_[r] = aboveRounding(r * replicaLimit_[r]);
+      acceleratorWork_ = std::max(acceleratorWork_, replicaLimit_[r]);
+    }
+    cpuLimit_ = states_.cpus > 0 ? aboveRounding(cpuLimit_) : -1;
+  }
+
+  /// Whether a block the walk just reached (sub-ideal `sub` of `ideal`) or a
+  /// larger one may still improve a live state.
+  bool blockAlive(const BlockWalker& walker, std::int32_t ideal, std::int32_t sub) const {
+    if (walker.cpu < cpuLimit_) return true;
+    if (!walker.acceleratorFits()) return false;  // memory and support only get worse
+    const double load = (walker.fpga + walker.committed) * kMargin;
+    // D's weights as a difference of running sums: less the rounding.
+    const double weights = std::max(0.0, weights_[ideal] - weights_[sub] - 1e-9 * weights_[ideal]);
+    for (int r = 1; r <= replicas_; ++r)
+      if (load + syncPerByte_[r] * weights * kMargin < replicaLimit_[r]) return true;
+    return false;
+  }
+
   void relax(std::int32_t ideal, BlockWalker& walker, std::uint64_t* blocks) {
     double* best = valuesOf(ideal);
+    liveStates(ideal, walker, best);
+    if (live_.empty()) {
+      closeUnderUnusedDevices(states_, best);
+      return;
+    }
     const int step = states_.acceleratorStep();
-    const int numStates = static_cast<int>(stride_);
-    double acceleratorWork = kInfinity, cpuWorst = kInfinity;
-    auto updateLimits = [&] {
-      acceleratorWork = cpuWorst = 0;
-      for (int s = 1; s < numStates; ++s) {
-        const int a = states_.acceleratorsOf(s);
-        if (a > 0) acceleratorWork = std::max(acceleratorWork, a * std::min(best[s], cap_));
-        if (states_.cpusOf(s) > 0) cpuWorst = std::max(cpuWorst, best[s]);
-      }
-    };
+    updateLimits(best);
     std::vector<double>& parameters = pathSums_;
     parameters.assign(1, 0.0);
     walker.walk(
         ideal,
-        [&](double* accelerator, double* cpu) { limits(acceleratorWork, cpuWorst, accelerator, cpu); },
-        [](std::int32_t) { return true; },
+        [&](double* accelerator, double* cpu) {
+          *accelerator = std::min(acceleratorWork_, aboveRounding(cap_ * replicas_));
+          *cpu = cpuLimit_;
+        },
+        [&](std::int32_t sub) { return blockAlive(walker, ideal, sub); },
         [&](std::int32_t sub, const std::vector<std::int32_t>& path) {
           ++*blocks;
           const double weights = pathParameters(path, &parameters);
@@ -174,9 +292,11 @@ class ReplicatedDp {
           bool improved = false;
           if (walker.acceleratorFits()) {
             const double load = walker.acceleratorLoad();
-            fillReplicaLoads(load, weights, states_.accelerators);
-            for (int s = step; s < numStates; ++s) {
+            fillReplicaLoads(load, weights, replicas_);
+            for (int s : live_) {
+              // Open states have at most replicas_ accelerators (final ones cannot improve).
               const int a = states_.acceleratorsOf(s);
+              if (a == 0 || !open(s, best)) continue;
               double b = best[s];
               // load(D, r) ≥ load(D) / r: fewer than load(D) / b replicas
               // cannot beat b (and a state's a cannot reach that many);
@@ -197,8 +317,8 @@ class ReplicatedDp {
           }
           if (states_.cpus > 0) {
             const double load = walker.cpu;
-            for (int s = 1; s < numStates; ++s) {
-              if (states_.cpusOf(s) == 0) continue;
+            for (int s : live_) {
+              if (states_.cpusOf(s) == 0 || !open(s, best)) continue;
               const double candidate = std::max(previous[s - 1], load);
               if (candidate < best[s]) {
                 best[s] = candidate;
@@ -206,11 +326,8 @@ class ReplicatedDp {
               }
             }
           }
-          if (improved) {
-            closeUnderUnusedDevices(states_, best);
-            updateLimits();
-          }
-          return true;
+          if (improved) updateLimits(best);
+          return openStates_ > 0;
         },
         nullptr);
     closeUnderUnusedDevices(states_, best);
@@ -221,11 +338,24 @@ class ReplicatedDp {
   DeviceStates states_;
   const Machine& machine_;
   double cap_;
+  double cut_;  ///< what the state bounds test against: just above the cap
   std::size_t stride_;
   std::vector<double> values_;
   std::vector<double> parameters_;  ///< per super-node
   mutable std::vector<double> replicaLoads_;
   std::vector<double> pathSums_;
+  std::vector<Work> work_;           ///< per ideal
+  std::vector<double> weights_;      ///< per ideal: Σ parameterSize
+  std::vector<double> syncPerByte_;  ///< per r: sync(D, r) per byte of D's weights
+  StateBounds bounds_;
+  std::vector<int> live_;      ///< the relaxed ideal's live states that are not final
+  std::vector<char> aliveOf_;  ///< per ideal and state: live (prefix and future bounds)
+  std::vector<double> lower_;  ///< per state of the relaxed ideal: a lower bound
+  std::vector<char> dead_, alive_;
+  std::vector<double> replicaLimit_;  ///< per r: r · the largest best a block on r replicas may beat
+  int replicas_ = 0;                  ///< the most accelerators of an open state
+  int openStates_ = 0;
+  double acceleratorWork_ = 0, cpuLimit_ = 0;
 };
 
 }  // namespace

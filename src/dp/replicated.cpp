@@ -2,15 +2,24 @@
 // the ideals of the contracted graph where an accelerator block D may run on
 // r identical accelerators, load(D, r) = (load(D) + sync(D, r)) / r.
 //
-// A plain DP beside the bounded one of lattice_dp.cpp: for every ideal I (in
-// id order, so sub-ideals come first) the blocks D = I ∖ J are walked by
-// BlockWalker (D's compute, communication and memory kept up to date; the
-// walk stops where compute alone rules a block out: load(D, r) ≥ load(D)/r,
-// so a block whose load exceeds a accelerators times every open state's
-// best can serve none). The pure pipeline's plan (r = 1 everywhere) is
-// feasible here, so its max-load caps every block and value. Backtracking
-// walks the same blocks again: their sums follow each block's canonical
-// path, so they are the very numbers the DP compared.
+// The DP beside the bounded one of lattice_dp.cpp: for every ideal I (in id
+// order, so sub-ideals come first) the blocks D = I ∖ J are walked by
+// BlockWalker (D's compute, communication and memory kept up to date). A
+// block on r replicas may carry r times a state's best, so a walk bounded
+// by compute alone meets nearly every pair of nested ideals; three bounds
+// keep it near the pure DP's (docs/benchmarks.md, "Replication speed"):
+//  - per replica count, the all-reduce: load(D, r) ≥ (fpga + committed
+//    communication + syncPerByte(r) · weights(D)) / r, every term growing
+//    with D, and a block on r replicas serves only states of at least r
+//    accelerators (replicaLimit_);
+//  - only live states are served: I's devices can cover I and those left
+//    the rest (the pure DP's work bounds, which replicas cannot beat);
+//  - value(I, s) ≥ value(I ∖ v, s) − removalIncrease(v) for every maximal
+//    element v of I kills a state or makes it final;
+// and the search is for a chain below the best known plan (dp-linear
+// --replicate's or the pure pipeline's): when there is none, that plan is
+// the optimum. Backtracking walks the same blocks again: their sums follow
+// each block's canonical path, so they are the very numbers the DP compared.
 
 #include "dp/replicated.hpp"
 
@@ -38,13 +47,12 @@ namespace {
 class ReplicatedDp {
  public:
   ReplicatedDp(const Workload& workload, const ContractedGraph& graph, const IdealLattice& lattice,
-               DeviceStates states, double cap)
+               DeviceStates states, double cut)
       : graph_(graph),
         lattice_(lattice),
         states_(states),
         machine_(workload.machine),
-        cap_(cap),
-        cut_(aboveRounding(cap)),
+        cut_(cut),
         stride_(static_cast<std::size_t>(states.count())),
         values_(static_cast<std::size_t>(lattice.numIdeals()) * stride_, kInfinity),
         parameters_(graph.numSuperNodes, 0),
@@ -128,13 +136,12 @@ class ReplicatedDp {
   }
   double* valuesOf(std::int32_t ideal) { return &values_[static_cast<std::size_t>(ideal) * stride_]; }
 
-  /// The walk's thresholds: load(D, r) ≥ load(D) / r, so an accelerator
-  /// block of load `acceleratorWork` (the most any state's a accelerators
-  /// times its best can take) or a CPU block of load `cpuBest` or more
-  /// serves no state; neither beyond the cap.
+  /// The backtrack's thresholds: load(D, r) ≥ load(D) / r, so an
+  /// accelerator block of load `acceleratorWork` (a accelerators times the
+  /// target) or a CPU block of load `cpuBest` or more serves no chain.
   void limits(double acceleratorWork, double cpuBest, double* accelerator, double* cpu) const {
-    *accelerator = aboveRounding(std::min(acceleratorWork, cap_ * states_.accelerators));
-    *cpu = aboveRounding(std::min(cpuBest, cap_));
+    *accelerator = aboveRounding(acceleratorWork);
+    *cpu = aboveRounding(cpuBest);
   }
 
   /// The weights of the walk's block, kept per depth of its path (the walk
@@ -211,7 +218,7 @@ class ReplicatedDp {
       const char* subAlive = &aliveOf_[static_cast<std::size_t>(link.target) * stride_];
       for (int s = 1; s < numStates; ++s) {
         if (!alive_[s] || !subAlive[s]) continue;
-        if (sub[s] > cap_) {  // its true value exceeds the cap
+        if (!(sub[s] < cut_)) {  // its true value is at least the cut
           if (increase == 0) dead_[s] = 1;
           continue;
         }
@@ -221,7 +228,7 @@ class ReplicatedDp {
     char* mine = &aliveOf_[static_cast<std::size_t>(ideal) * stride_];
     for (int s = 1; s < numStates; ++s) {
       mine[s] = alive_[s];
-      if (alive_[s] && !dead_[s] && lower_[s] <= cap_ && best[s] > lower_[s]) live_.push_back(s);
+      if (alive_[s] && !dead_[s] && lower_[s] < cut_ && best[s] > lower_[s]) live_.push_back(s);
     }
   }
 
@@ -241,17 +248,17 @@ class ReplicatedDp {
       if (!open(s, best)) continue;
       ++openStates_;
       const int a = states_.acceleratorsOf(s);
-      const double b = std::min(best[s], cap_);
+      const double b = std::min(best[s], cut_);
       for (int r = 1; r <= a; ++r) replicaLimit_[r] = std::max(replicaLimit_[r], b);
       replicas_ = std::max(replicas_, a);
       if (states_.cpusOf(s) > 0) cpuLimit_ = std::max(cpuLimit_, b);
     }
     acceleratorWork_ = 0;
     for (int r = 1; r <= replicas_; ++r) {
-      replicaLimit_[r] = aboveRounding(r * replicaLimit_[r]);
+      replicaLimit_[r] *= r;
       acceleratorWork_ = std::max(acceleratorWork_, replicaLimit_[r]);
     }
-    cpuLimit_ = states_.cpus > 0 ? aboveRounding(cpuLimit_) : -1;
+    if (states_.cpus == 0) cpuLimit_ = -1;
   }
 
   /// Whether a block the walk just reached (sub-ideal `sub` of `ideal`) or a
@@ -281,7 +288,7 @@ class ReplicatedDp {
     walker.walk(
         ideal,
         [&](double* accelerator, double* cpu) {
-          *accelerator = std::min(acceleratorWork_, aboveRounding(cap_ * replicas_));
+          *accelerator = acceleratorWork_;
           *cpu = cpuLimit_;
         },
         [&](std::int32_t sub) { return blockAlive(walker, ideal, sub); },
@@ -297,7 +304,8 @@ class ReplicatedDp {
               // Open states have at most replicas_ accelerators (final ones cannot improve).
               const int a = states_.acceleratorsOf(s);
               if (a == 0 || !open(s, best)) continue;
-              double b = best[s];
+              const double start = std::min(best[s], cut_);
+              double b = start;
               // load(D, r) ≥ load(D) / r: fewer than load(D) / b replicas
               // cannot beat b (and a state's a cannot reach that many);
               // previous[] only falls as devices are added: once the
@@ -309,7 +317,7 @@ class ReplicatedDp {
                 if (before >= b) break;
                 b = std::min(b, std::max(before, replicaLoads_[r]));
               }
-              if (b < best[s]) {
+              if (b < start) {
                 best[s] = b;
                 improved = true;
               }
@@ -320,7 +328,7 @@ class ReplicatedDp {
             for (int s : live_) {
               if (states_.cpusOf(s) == 0 || !open(s, best)) continue;
               const double candidate = std::max(previous[s - 1], load);
-              if (candidate < best[s]) {
+              if (candidate < best[s] && candidate < cut_) {
                 best[s] = candidate;
                 improved = true;
               }
@@ -337,8 +345,7 @@ class ReplicatedDp {
   const IdealLattice& lattice_;
   DeviceStates states_;
   const Machine& machine_;
-  double cap_;
-  double cut_;  ///< what the state bounds test against: just above the cap
+  double cut_;  ///< only values below it are kept (just below a known plan's max-load)
   std::size_t stride_;
   std::vector<double> values_;
   std::vector<double> parameters_;  ///< per super-node
@@ -428,14 +435,40 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
     case IdealLattice::Status::Interrupted:
       return keepIncumbent(StopReason::Interrupt, "interrupted while enumerating ideals");
   }
-  ReplicatedDp dp(workload, graph, lattice, states, cap);
+  // As the pure DP does below a known plan (chain.cpp): only chains below
+  // its max-load are kept, so a run that finds none proves it optimal and
+  // walks far fewer blocks than one that must rebuild it. The cut is a hair
+  // below the plan's true max-load: the DP's sums of that very plan (on
+  // exact grids, at most the true ones) may sit below it by rounding. (A
+  // chain within 1e-10 of it is not looked for: the plan is optimal to that
+  // precision, as its lower bound says.)
+  constexpr double kCutGap = 1e-10;
+  const double cut = cap * (1 - kCutGap);
+  ReplicatedDp dp(workload, graph, lattice, states, cut);
   std::uint64_t blocks = 0;
   if (!phases.time("dp", [&] { return dp.run(deadline, options.interrupt, &blocks); })) {
     const bool interrupted = options.interrupt && options.interrupt->load();
     return keepIncumbent(interrupted ? StopReason::Interrupt : StopReason::TimeLimit,
                          interrupted ? "interrupted during the DP" : "the time limit stopped the DP");
   }
+  const std::string counts = std::to_string(lattice.numIdeals()) + " ideals, " +
+                             std::to_string(blocks) +
+                             " blocks; the pure pipeline: " + formatShortest(pureMaxLoad);
   std::vector<Block> chain;
+  if (!(dp.optimum() < cut)) {
+    // No chain below the known plan: it is the optimum (exact) or the best
+    // along the order.
+    incumbent.status = exact ? SolveStatus::Optimal : SolveStatus::Feasible;
+    incumbent.lowerBound = exact ? std::min(cut, incumbent.objective) : 0;
+    incumbent.message =
+        std::string(exact ? "optimal over contiguous placements with replicated blocks"
+                          : "optimal with replicated blocks for one " + std::string(kOrderNote)) +
+        ": " + incumbentName + ", as no chain is below it (" + counts + ")";
+    incumbent.phases = pipeline.phases;
+    for (const PhaseTime& phase : phases.take())
+      incumbent.phases.push_back({"replicate " + phase.name, phase.seconds});
+    return incumbent;
+  }
   if (!phases.time("backtrack", [&] { return dp.backtrack(&chain); })) {
     outcome.call = CallStatus::InternalError;
     outcome.message = "internal error: " + name + " --replicate could not recover its plan";
@@ -458,9 +491,7 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
       std::string(exact ? "optimal over contiguous placements with replicated blocks"
                         : "optimal with replicated blocks for one " + std::string(kOrderNote)) +
       " (" + std::to_string(replicated) + " of " + std::to_string(chain.size()) +
-      " blocks replicated, " + std::to_string(used) + " accelerators; " +
-      std::to_string(lattice.numIdeals()) + " ideals, " + std::to_string(blocks) +
-      " blocks; the pure pipeline: " + formatShortest(pureMaxLoad) + ")";
+      " blocks replicated, " + std::to_string(used) + " accelerators; " + counts + ")";
   outcome.phases = pipeline.phases;
   for (const PhaseTime& phase : phases.take())
     outcome.phases.push_back({"replicate " + phase.name, phase.seconds});

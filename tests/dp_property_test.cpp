@@ -631,5 +631,68 @@ TEST(DpProperty, ReplicatedMatchesBruteForceOnRandomGraphs) {
   EXPECT_GE(withCpus, 3000);
 }
 
+// dp --replicate's bounds (src/dp/replicated.cpp: the all-reduce per replica
+// count, live states, values inherited from I ∖ v, the search below the known
+// plan) against the brute force with many accelerators, so that blocks run
+// on up to 10 replicas, weights often zero (replication for free: the
+// largest replica counts win) and 1 or 2 threads; both endings are met: the
+// known plan shown optimal (no chain below it) and a better chain found.
+TEST(DpProperty, ReplicatedBoundsMatchBruteForceWithManyAccelerators) {
+  std::mt19937_64 rng(20261204);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int checked = 0, feasible = 0, knownPlanOptimal = 0, chainFound = 0, manyReplicas = 0;
+  EvaluateOptions contiguous;
+  contiguous.requireContiguous = true;
+  while (checked < 10000) {
+    RandomGraph g = randomGraph(rng);
+    g.machine.maxFpgas = 4 + static_cast<int>(rng() % 7);  // 4..10
+    const bool free = unit(rng) < 0.3;
+    for (auto& node : g.nodes)
+      node.parameterSize = !free && unit(rng) < 0.6 ? std::round(unit(rng) * 40) : 0;
+    g.machine.syncBandwidth = std::pow(10.0, -0.5 + 2 * unit(rng));
+    g.machine.samplesPerSync = unit(rng) < 0.3 ? 2 : 1;
+    std::string error;
+    auto built = buildWorkload("random", g.machine, g.nodes, g.edges, &error);
+    ASSERT_TRUE(built.has_value()) << error;
+    const Workload& w = *built;
+    if (w.graph().numClasses > 6) continue;  // keep the brute force small
+    ++checked;
+    const BruteForce expected = bruteForce(w, true);
+    SolveOptions replicate;
+    replicate.replicate = true;
+    replicate.threads = 1 + checked % 2;
+    const SolveOutcome outcome = solve(w, "dp", replicate);
+    if (!expected.feasible) {
+      EXPECT_EQ(outcome.status, SolveStatus::Infeasible) << describe(g, w) << "\n" << outcome.message;
+      continue;
+    }
+    ++feasible;
+    ASSERT_EQ(outcome.status, SolveStatus::Optimal) << describe(g, w) << "\n" << outcome.message;
+    const double tolerance = 1e-9 * std::max(1.0, expected.optimum);
+    EXPECT_NEAR(outcome.objective, expected.optimum, tolerance) << describe(g, w);
+    EXPECT_LE(outcome.lowerBound, outcome.objective);
+    EXPECT_NEAR(outcome.lowerBound, outcome.objective, tolerance);
+    const Evaluation evaluation = evaluate(w, *outcome.placement, contiguous);
+    EXPECT_TRUE(evaluation.feasible && evaluation.contiguous) << describe(g, w);
+    EXPECT_NEAR(evaluation.objective, outcome.objective, tolerance);
+    if (outcome.message.find("as no chain is below it") != std::string::npos)
+      ++knownPlanOptimal;
+    else
+      ++chainFound;
+    for (int d = 0; d < outcome.placement->numAccelerators; ++d)
+      if (outcome.placement->replicasOf(d) >= 4) {
+        ++manyReplicas;
+        break;
+      }
+    if (::testing::Test::HasFailure()) break;  // one reproducible failure is enough
+  }
+  std::printf("checked %d: feasible %d, known plan optimal %d, chain found %d, 4+ replicas %d\n",
+              checked, feasible, knownPlanOptimal, chainFound, manyReplicas);
+  EXPECT_GE(feasible, 7000);
+  EXPECT_GE(knownPlanOptimal, 1000);
+  EXPECT_GE(chainFound, 250);
+  EXPECT_GE(manyReplicas, 700);
+}
+
 }  // namespace
 }  // namespace dnnplace

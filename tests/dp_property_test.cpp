@@ -20,6 +20,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -556,6 +557,40 @@ TEST(DpProperty, DpLinearIsOptimalOnChains) {
   }
 }
 
+/// The random graph as a workload, or none when it has more than 6 classes
+/// (the brute force stays small); a graph that does not build is a failure.
+std::optional<Workload> smallWorkload(const RandomGraph& g) {
+  std::string error;
+  std::optional<Workload> built = buildWorkload("random", g.machine, g.nodes, g.edges, &error);
+  if (!built) ADD_FAILURE() << error;
+  if (built && built->graph().numClasses > 6) built.reset();
+  return built;
+}
+
+/// dp --replicate's outcome on one random workload against the brute force
+/// with replicas: both infeasible, or Optimal with the brute force's
+/// max-load, a lower bound equal to it and a contiguous plan the evaluator
+/// accepts at that max-load. Whether there is a plan to look at further.
+bool expectReplicatedOptimum(const RandomGraph& g, const Workload& w, const BruteForce& expected,
+                             const SolveOutcome& outcome) {
+  if (!expected.feasible) {
+    EXPECT_EQ(outcome.status, SolveStatus::Infeasible) << describe(g, w) << "\n" << outcome.message;
+    return false;
+  }
+  EXPECT_EQ(outcome.status, SolveStatus::Optimal) << describe(g, w) << "\n" << outcome.message;
+  if (outcome.status != SolveStatus::Optimal || !outcome.placement) return false;
+  const double tolerance = 1e-9 * std::max(1.0, expected.optimum);
+  EXPECT_NEAR(outcome.objective, expected.optimum, tolerance) << describe(g, w);
+  EXPECT_LE(outcome.lowerBound, outcome.objective);
+  EXPECT_NEAR(outcome.lowerBound, outcome.objective, tolerance);
+  EvaluateOptions contiguous;
+  contiguous.requireContiguous = true;
+  const Evaluation evaluation = evaluate(w, *outcome.placement, contiguous);
+  EXPECT_TRUE(evaluation.feasible && evaluation.contiguous) << describe(g, w);
+  EXPECT_NEAR(evaluation.objective, outcome.objective, tolerance) << describe(g, w);
+  return true;
+}
+
 // docs/model.md §9: dp --replicate against the brute force over placements
 // and replica counts; never above the pure optimum, and equal to it when the
 // all-reduce makes replication useless; dp-linear and pipedream --replicate
@@ -580,33 +615,28 @@ TEST(DpProperty, ReplicatedMatchesBruteForceOnRandomGraphs) {
           uselessSync || (!node.isBackward && unit(rng) < 0.7) ? 1 + std::round(unit(rng) * 16) : 0;
     g.machine.syncBandwidth = uselessSync ? 1e-9 : std::pow(10.0, -1 + 2.5 * unit(rng));
     g.machine.samplesPerSync = unit(rng) < 0.3 ? 4 : 1;
-    std::string error;
-    auto built = buildWorkload("random", g.machine, g.nodes, g.edges, &error);
-    ASSERT_TRUE(built.has_value()) << error;
+    const std::optional<Workload> built = smallWorkload(g);
+    if (::testing::Test::HasFailure()) break;
+    if (!built) continue;
     const Workload& w = *built;
-    if (w.graph().numClasses > 6) continue;  // keep the brute force small
     ++checked;
     withCpus += w.machine.maxCpus > 0;
     const BruteForce pure = bruteForce(w), expected = bruteForce(w, true);
     const SolveOutcome outcome = solve(w, "dp", replicate);
-    if (!expected.feasible) {
+    const bool planned = expectReplicatedOptimum(g, w, expected, outcome);
+    if (::testing::Test::HasFailure()) break;
+    if (!planned) {
       ++infeasible;
-      EXPECT_EQ(outcome.status, SolveStatus::Infeasible) << describe(g, w) << "\n" << outcome.message;
       continue;
     }
     ++feasible;
-    ASSERT_EQ(outcome.status, SolveStatus::Optimal) << describe(g, w) << "\n" << outcome.message;
     const double tolerance = 1e-9 * std::max(1.0, expected.optimum);
-    EXPECT_NEAR(outcome.objective, expected.optimum, tolerance) << describe(g, w);
-    EXPECT_NEAR(outcome.lowerBound, outcome.objective, tolerance);
     EXPECT_LE(expected.optimum, pure.optimum + tolerance);
     if (uselessSync) {
       ++useless;
       EXPECT_NEAR(outcome.objective, pure.optimum, tolerance) << describe(g, w);
     }
     if (expected.optimum < pure.optimum - tolerance) ++replicationWins;
-    const Evaluation evaluation = evaluate(w, *outcome.placement, contiguous);
-    EXPECT_TRUE(evaluation.feasible && evaluation.contiguous) << describe(g, w);
     for (const char* method : {"dp-linear", "pipedream"}) {
       const SolveOutcome alone = solve(w, method, SolveOptions{});
       const SolveOutcome restricted = solve(w, method, replicate);
@@ -641,8 +671,6 @@ TEST(DpProperty, ReplicatedBoundsMatchBruteForceWithManyAccelerators) {
   std::mt19937_64 rng(20261204);
   std::uniform_real_distribution<double> unit(0, 1);
   int checked = 0, feasible = 0, knownPlanOptimal = 0, chainFound = 0, manyReplicas = 0;
-  EvaluateOptions contiguous;
-  contiguous.requireContiguous = true;
   while (checked < 10000) {
     RandomGraph g = randomGraph(rng);
     g.machine.maxFpgas = 4 + static_cast<int>(rng() % 7);  // 4..10
@@ -651,30 +679,20 @@ TEST(DpProperty, ReplicatedBoundsMatchBruteForceWithManyAccelerators) {
       node.parameterSize = !free && unit(rng) < 0.6 ? std::round(unit(rng) * 40) : 0;
     g.machine.syncBandwidth = std::pow(10.0, -0.5 + 2 * unit(rng));
     g.machine.samplesPerSync = unit(rng) < 0.3 ? 2 : 1;
-    std::string error;
-    auto built = buildWorkload("random", g.machine, g.nodes, g.edges, &error);
-    ASSERT_TRUE(built.has_value()) << error;
+    const std::optional<Workload> built = smallWorkload(g);
+    if (::testing::Test::HasFailure()) break;
+    if (!built) continue;
     const Workload& w = *built;
-    if (w.graph().numClasses > 6) continue;  // keep the brute force small
     ++checked;
     const BruteForce expected = bruteForce(w, true);
     SolveOptions replicate;
     replicate.replicate = true;
     replicate.threads = 1 + checked % 2;
     const SolveOutcome outcome = solve(w, "dp", replicate);
-    if (!expected.feasible) {
-      EXPECT_EQ(outcome.status, SolveStatus::Infeasible) << describe(g, w) << "\n" << outcome.message;
-      continue;
-    }
+    const bool planned = expectReplicatedOptimum(g, w, expected, outcome);
+    if (::testing::Test::HasFailure()) break;
+    if (!planned) continue;
     ++feasible;
-    ASSERT_EQ(outcome.status, SolveStatus::Optimal) << describe(g, w) << "\n" << outcome.message;
-    const double tolerance = 1e-9 * std::max(1.0, expected.optimum);
-    EXPECT_NEAR(outcome.objective, expected.optimum, tolerance) << describe(g, w);
-    EXPECT_LE(outcome.lowerBound, outcome.objective);
-    EXPECT_NEAR(outcome.lowerBound, outcome.objective, tolerance);
-    const Evaluation evaluation = evaluate(w, *outcome.placement, contiguous);
-    EXPECT_TRUE(evaluation.feasible && evaluation.contiguous) << describe(g, w);
-    EXPECT_NEAR(evaluation.objective, outcome.objective, tolerance);
     if (outcome.message.find("as no chain is below it") != std::string::npos)
       ++knownPlanOptimal;
     else

@@ -16,6 +16,10 @@
 //    the rest (the pure DP's work bounds, which replicas cannot beat);
 //  - value(I, s) ≥ value(I ∖ v, s) − removalIncrease(v) for every maximal
 //    element v of I kills a state or makes it final;
+//  - a state without CPU cores puts its last block on all its a
+//    accelerators only from the empty sub-ideal: that block (D = I) is met
+//    from the ideal's own sums (wholeIdeal), not at the end of a walk
+//    through nearly every block of I;
 // and the search is for a chain below the best known plan (dp-linear
 // --replicate's or the pure pipeline's): when there is none, that plan is
 // the optimum. Backtracking walks the same blocks again: their sums follow
@@ -62,6 +66,19 @@ class ReplicatedDp {
     for (int v = 0; v < graph.numSuperNodes; ++v)
       for (int i = graph.memberStart[v]; i < graph.memberStart[v + 1]; ++i)
         parameters_[v] += workload.graph().nodes[graph.members[i]].parameterSize;
+    // On a binary grid, as exact_sums.hpp puts the latencies: each weight
+    // rounded down to a multiple of 2^(e − 53), 2^e above their total, so
+    // that every sum of them is exact in any order (a whole ideal's weights
+    // are summed along its canonical parents, the backtrack's along its walk)
+    // and at most the true one.
+    double total = 0;
+    for (double w : parameters_) total += w;
+    if (total > 0 && std::isfinite(total)) {
+      int exponent = 0;
+      std::frexp(total, &exponent);
+      const double grid = std::ldexp(1.0, exponent - 53);
+      for (double& w : parameters_) w = std::floor(w / grid) * grid;
+    }
   }
 
   /// Fills the table; false when the deadline or the interrupt stopped it.
@@ -164,6 +181,7 @@ class ReplicatedDp {
     const std::size_t n = static_cast<std::size_t>(lattice_.numIdeals());
     work_.assign(n, Work{});
     weights_.assign(n, 0.0);
+    sizes_.assign(n, 0.0);
     aliveOf_.assign(n * stride_, 0);
     std::fill_n(aliveOf_.begin(), stride_, 1);  // the empty ideal's values are exact (0)
     const double memory = acceleratorMemory(graph_, machine_);
@@ -179,6 +197,7 @@ class ReplicatedDp {
       walker.mark(ideal);
       w.crossing += walker.crossingChange(v);
       work_[ideal] = w;
+      sizes_[ideal] = sizes_[parent.target] + graph_.size[v];
       weights_[ideal] = weights_[parent.target] + parameters_[v];
     }
     std::vector<double> absorbable(states_.cpus + 1);
@@ -249,7 +268,9 @@ class ReplicatedDp {
       ++openStates_;
       const int a = states_.acceleratorsOf(s);
       const double b = std::min(best[s], cut_);
-      for (int r = 1; r <= a; ++r) replicaLimit_[r] = std::max(replicaLimit_[r], b);
+      // Without cores, r = a leaves only the empty sub-ideal: wholeIdeal's block.
+      const int most = states_.cpusOf(s) == 0 ? a - 1 : a;
+      for (int r = 1; r <= most; ++r) replicaLimit_[r] = std::max(replicaLimit_[r], b);
       replicas_ = std::max(replicas_, a);
       if (states_.cpusOf(s) > 0) cpuLimit_ = std::max(cpuLimit_, b);
     }
@@ -274,6 +295,30 @@ class ReplicatedDp {
     return false;
   }
 
+  /// The block D = I on all of a state's a accelerators, for the states
+  /// without CPU cores (their sub-state (0, 0) holds the empty ideal only):
+  /// one block, whose sums the ideal's own are, where the walk would reach
+  /// it through nearly every block of I.
+  void wholeIdeal(std::int32_t ideal, double* best, std::uint64_t* blocks) {
+    const Work& here = work_[ideal];
+    if (states_.accelerators == 0 || here.notOnAccelerator > 0 ||
+        !(sizes_[ideal] <= acceleratorMemory(graph_, machine_)))
+      return;
+    ++*blocks;
+    const double load = here.fpga + here.crossing;
+    bool improved = false;
+    for (int s : live_) {
+      const int a = states_.acceleratorsOf(s);
+      if (a == 0 || states_.cpusOf(s) > 0 || !open(s, best)) continue;
+      const double candidate = objective::replicatedLoad(load, weights_[ideal], a, machine_);
+      if (candidate < best[s] && candidate < cut_) {
+        best[s] = candidate;
+        improved = true;
+      }
+    }
+    if (improved) closeUnderUnusedDevices(states_, best);
+  }
+
   void relax(std::int32_t ideal, BlockWalker& walker, std::uint64_t* blocks) {
     double* best = valuesOf(ideal);
     liveStates(ideal, walker, best);
@@ -282,6 +327,7 @@ class ReplicatedDp {
       return;
     }
     const int step = states_.acceleratorStep();
+    wholeIdeal(ideal, best, blocks);
     updateLimits(best);
     std::vector<double>& parameters = pathSums_;
     parameters.assign(1, 0.0);
@@ -353,6 +399,7 @@ class ReplicatedDp {
   std::vector<double> pathSums_;
   std::vector<Work> work_;           ///< per ideal
   std::vector<double> weights_;      ///< per ideal: Σ parameterSize
+  std::vector<double> sizes_;        ///< per ideal: Σ size (on the DP's grid: exact)
   std::vector<double> syncPerByte_;  ///< per r: sync(D, r) per byte of D's weights
   StateBounds bounds_;
   std::vector<int> live_;      ///< the relaxed ideal's live states that are not final

@@ -39,7 +39,8 @@ only = os.environ["ONLY"]
 tmp = tempfile.mkdtemp(prefix="dnnplace-replication-")
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 stamp = (f"Commit {os.environ['COMMIT']}, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; {cpu}, "
-         f"{os.cpu_count()} cores (shared with other work).")
+         f"{os.cpu_count()} cores (shared with other work), 1-minute load average "
+         f"{os.getloadavg()[0]:.1f} at the start.")
 
 def compare(workload, methods, time_limit, replicate=True):
     args = [cli, "compare", workload, "--methods", methods, "--time-limit", str(time_limit),

@@ -467,7 +467,9 @@ SolveOutcome solveReplicated(const Workload& workload, const SolveOptions& optio
   IdealLattice::Limits limits;
   limits.maxIdeals = options.maxIdeals;
   limits.memoryLimitBytes = options.memoryLimitBytes;
-  limits.extraBytesPerIdeal = static_cast<std::uint64_t>(states.count()) * sizeof(double);
+  // Per ideal: its values and liveness per state, its Work, weights and size.
+  limits.extraBytesPerIdeal = static_cast<std::uint64_t>(states.count()) * (sizeof(double) + 1) +
+                              sizeof(Work) + 2 * sizeof(double);
   limits.deadline = deadline;
   limits.interrupt = options.interrupt;
   const auto enumerated = phases.time("enumerate", [&] { return lattice.build(graph, limits); });

@@ -145,7 +145,9 @@ class GeneticSearch {
       population.push_back(std::move(c));
       names.push_back("a perturbed seed");
     }
-    if (!evaluate(&population, 0, names)) return;
+    const bool first = evaluate(&population, 0, names);
+    for (int i = 0; i < seeded; ++i) seedValues_.push_back(population[i].fitness);
+    if (!first) return;
     int stall = 0;
     for (generation_ = 1;; ++generation_) {
       sortByFitness(&population);
@@ -197,6 +199,9 @@ class GeneticSearch {
   }
 
   const Incumbent& incumbent() const { return incumbent_; }
+  /// The DP's max-load along each seed (infinite: none below the first cut, or not solved).
+  const std::vector<double>& seedValues() const { return seedValues_; }
+  double firstCut() const { return firstCut_; }
   std::uint64_t ordersSolved() const { return solved_; }
   std::uint64_t ordersSeen() const { return seen_; }
   int generations() const { return generation_; }
@@ -272,13 +277,16 @@ class GeneticSearch {
     std::sort(known.begin(), known.end());
     if (static_cast<int>(known.size()) >= kElite && std::isfinite(known[kElite - 1]))
       return dp::aboveRounding(known[kElite - 1]);
-    return std::isfinite(incumbent_.value) ? dp::aboveRounding(incumbent_.value * 1.05) : kInfinity;
+    // (The first population's cut is wider: the seeds' values are reported.)
+    const double above = from == 0 ? 1.25 : 1.05;
+    return std::isfinite(incumbent_.value) ? dp::aboveRounding(incumbent_.value * above) : kInfinity;
   }
 
   /// Decodes and solves population[from..]: orders already solved take
   /// their known fitness. False when the deadline or the interrupt stopped it.
   bool evaluate(std::vector<Chromosome>* population, int from, const std::vector<std::string>& names) {
     const double cut = cutFor(*population, from);
+    if (from == 0) firstCut_ = cut;
     std::vector<int> pending;
     std::unordered_map<std::uint64_t, int> firstOf;  // this batch's orders
     std::vector<int> sameAs(population->size(), -1);
@@ -370,6 +378,8 @@ class GeneticSearch {
   std::mt19937_64 rng_;
   std::vector<Worker> workers_;
   std::vector<std::vector<float>> seedKeys_;  ///< the seeds' keys: donors of windows
+  std::vector<double> seedValues_;
+  double firstCut_ = kInfinity;
   Incumbent incumbent_;
   std::unordered_map<std::uint64_t, std::pair<double, std::pair<int, int>>> solvedOrders_;
   std::uint64_t solved_ = 0, seen_ = 0;
@@ -433,18 +443,18 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
   {
     std::vector<std::int32_t> identity(graph.numSuperNodes);
     for (int s = 0; s < graph.numSuperNodes; ++s) identity[s] = s;
-    seeds.push_back({identity, "the smallest-first order (dp-linear's)"});
-    seeds.push_back({search::numberingOrder(graph, ContractionOptions::Order::DepthFirst),
-                     "the depth-first order"});
-    seeds.push_back({search::numberingOrder(graph, ContractionOptions::Order::BreadthFirst),
-                     "the breadth-first order"});
+    seeds.push_back({identity, "smallest-first (dp-linear's)"});
+    seeds.push_back(
+        {search::numberingOrder(graph, ContractionOptions::Order::DepthFirst), "depth-first"});
+    seeds.push_back(
+        {search::numberingOrder(graph, ContractionOptions::Order::BreadthFirst), "breadth-first"});
     SolveOptions inner = options;
     inner.progress = nullptr;
     inner.timeLimitSeconds =
         std::max(1e-3, std::chrono::duration<double>(gaDeadline - Clock::now()).count() / 8);
     const SolveOutcome pipedream = solvePipedream(workload, inner);
     if (pipedream.found() && pipedream.placement)
-      seeds.push_back({search::orderOfPlan(graph, *pipedream.placement), "pipedream's block order"});
+      seeds.push_back({search::orderOfPlan(graph, *pipedream.placement), "pipedream's blocks"});
   }
   phases.end("seed");
 
@@ -453,7 +463,7 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
   // its max-load is its chain's grid max-load, at most its true one.)
   if (!greedy.blocks.empty())
     ga.offer(dp::chainObjective(workload, graph, greedy.blocks), greedy.blocks,
-             "the greedy packing of the smallest-first order");
+             "the greedy packing of smallest-first");
   ga.run(seeds);
   phases.end("genetic");
 
@@ -465,13 +475,22 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
                       " orders solved fits the devices";
     return outcome;
   }
+  std::string seedNote;
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    const double value = i < ga.seedValues().size() ? ga.seedValues()[i] : kInfinity;
+    seedNote += (i ? ", " : "") + seeds[i].second + " " +
+                (std::isfinite(value) ? formatTenDigits(value)
+                 : i < ga.seedValues().size() && !ga.stopped()
+                     ? "above " + formatTenDigits(ga.firstCut())
+                     : "not solved");
+  }
   Placement placement = dp::placementOf(workload, graph, best.blocks);
   double objective = dp::chainObjective(workload, graph, best.blocks);
   std::string note = std::to_string(ga.ordersSolved()) + " orders solved (" +
                      std::to_string(ga.ordersSeen()) + " decoded) in " +
-                     std::to_string(ga.generations()) + " generations; best chain from " + best.origin +
-                     " (" + std::to_string(graph.numSuperNodes) + " super-nodes), max-load " +
-                     formatTenDigits(objective);
+                     std::to_string(ga.generations()) + " generations; best chain: " + best.origin +
+                     ", " + std::to_string(graph.numSuperNodes) + " super-nodes, max-load " +
+                     formatTenDigits(objective) + "; the DP along the seeds: " + seedNote;
   if (polish && !pastLimit(deadline, options.interrupt)) {
     SolveOptions inner = options;
     inner.progress = nullptr;

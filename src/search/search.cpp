@@ -492,21 +492,32 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
                      ", " + std::to_string(graph.numSuperNodes) + " super-nodes, max-load " +
                      formatTenDigits(objective) + "; the DP along the seeds: " + seedNote;
   if (polish && !pastLimit(deadline, options.interrupt)) {
-    SolveOptions inner = options;
-    inner.progress = nullptr;
-    inner.timeLimitSeconds =
-        deadline == Clock::time_point::max()
-            ? options.timeLimitSeconds
-            : std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count());
-    const SolveOutcome polished = localSearchFrom(workload, placement, inner);
-    if (polished.found() && polished.placement && polished.objective < objective &&
-        !sameObjective(polished.objective, objective)) {
-      note += "; local search: " + formatTenDigits(polished.objective) + " (" + polished.message + ")";
+    // From the best chain first; then, with the time left, the local-search
+    // method's own random restarts (on graphs where the best plans are far
+    // from any chain they find what a chain's neighbourhood does not).
+    auto inner = [&] {
+      SolveOptions o = options;
+      o.progress = nullptr;
+      o.timeLimitSeconds =
+          deadline == Clock::time_point::max()
+              ? options.timeLimitSeconds
+              : std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count());
+      return o;
+    };
+    auto keep = [&](const SolveOutcome& polished, const char* what) {
+      if (!polished.found() || !polished.placement || !(polished.objective < objective) ||
+          sameObjective(polished.objective, objective))
+        return;
+      note += std::string("; ") + what + ": " + formatTenDigits(polished.objective) + " (" +
+              polished.message + ")";
       placement = *polished.placement;
       objective = polished.objective;
-    } else {
-      note += "; local search found nothing better";
-    }
+    };
+    const std::string before = note;
+    keep(localSearchFrom(workload, placement, inner()), "local search from it");
+    if (!pastLimit(deadline, options.interrupt))
+      keep(solveLocalSearch(workload, inner()), "local-search restarts");
+    if (note == before) note += "; local search found nothing better";
     phases.end("local-search");
   }
   outcome.placement = std::move(placement);

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -62,7 +64,7 @@ struct Worker {
 /// What one evaluation produced beyond the fitness: the chain, when it beat
 /// the incumbent known when the batch started.
 struct Evaluated {
-  OrderChainDp::Result result = OrderChainDp::Result::NoChain;
+  OrderChainDp::Result result = OrderChainDp::Result::Stopped;  ///< Stopped: not solved
   double value = kInfinity;
   std::pair<int, int> bottleneck{0, 0};
   std::vector<dp::Block> blocks;
@@ -312,8 +314,17 @@ class GeneticSearch {
     const double beat = incumbent_.value;
     std::atomic<std::size_t> next{0};
     std::atomic<bool> halted{false};
+    // A thread's exception (an allocation that failed) stops the others and
+    // is thrown again here once all have been joined.
+    std::exception_ptr failure;
+    std::mutex failureMutex;
+    auto fail = [&] {
+      const std::lock_guard<std::mutex> lock(failureMutex);
+      if (!failure) failure = std::current_exception();
+      halted = true;
+    };
     auto work = [&](Worker& worker) {
-      for (std::size_t slot; (slot = next++) < pending.size();) {
+      for (std::size_t slot; !halted && (slot = next++) < pending.size();) {
         const Chromosome& c = (*population)[pending[slot]];
         Evaluated& r = results[slot];
         r.result = worker.dp.solve(c.order, cut, deadline_, options_.interrupt);
@@ -330,10 +341,23 @@ class GeneticSearch {
     };
     const int threads =
         std::min<int>(static_cast<int>(workers_.size()), static_cast<int>(pending.size()));
+    auto guarded = [&](Worker& worker) {
+      try {
+        work(worker);
+      } catch (...) {
+        fail();
+      }
+    };
     std::vector<std::thread> helpers;
-    for (int t = 1; t < threads; ++t) helpers.emplace_back(work, std::ref(workers_[t]));
-    work(workers_[0]);
+    try {
+      helpers.reserve(threads);
+      for (int t = 1; t < threads; ++t) helpers.emplace_back(guarded, std::ref(workers_[t]));
+    } catch (...) {
+      fail();
+    }
+    guarded(workers_[0]);
     for (std::thread& helper : helpers) helper.join();
+    if (failure) std::rethrow_exception(failure);
     // Results in the population's order, whatever thread solved them.
     for (std::size_t slot = 0; slot < pending.size(); ++slot) {
       const Evaluated& r = results[slot];
@@ -514,6 +538,9 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
       objective = polished.objective;
     };
     const std::string before = note;
+    if (options.progress)
+      options.progress("search: local search from the best chain (max-load " +
+                       formatTenDigits(objective) + ")");
     keep(localSearchFrom(workload, placement, inner()), "local search from it");
     if (!pastLimit(deadline, options.interrupt))
       keep(solveLocalSearch(workload, inner()), "local-search restarts");

@@ -182,6 +182,57 @@ TEST(OrderChainDp, MatchesBruteForceAlongRandomOrders) {
   EXPECT_GT(none, 0);
 }
 
+TEST(OrderChainDp, KeepsTheRowsOfASharedPrefixExactly) {
+  // Orders with a window shuffled (as the search's mutants) solved one after
+  // another by one instance, each against a fresh instance.
+  GeneratorOptions generator;
+  generator.shape = GraphShape::Transformer;
+  generator.blocks = 4;
+  generator.width = 4;
+  generator.accelerators = 5;
+  generator.cpus = 2;
+  const Workload workload = generateWorkload(generator);
+  const ContractedGraph graph = dp::contractForDp(workload, ContractionOptions{}, kInf);
+  const int n = graph.numSuperNodes;
+  std::vector<std::int32_t> order(n);
+  for (int s = 0; s < n; ++s) order[s] = s;
+  search::OrderChainDp reused(workload, graph);
+  ASSERT_EQ(reused.solve(order, kInf, search::Clock::time_point::max(), nullptr),
+            search::OrderChainDp::Result::Found);
+  const double cut = dp::aboveRounding(reused.value() * 1.02);
+  search::KeyDecoder decoder(graph);
+  std::mt19937_64 rng(3);
+  int found = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> keys;
+    search::keysOf(order, &keys);
+    const int width = 2 << (rng() % 6), lo = static_cast<int>(rng() % n);
+    std::uniform_real_distribution<float> inside(static_cast<float>(lo) / n,
+                                                 static_cast<float>(lo + width) / n);
+    for (float& key : keys)
+      if (key * n >= lo && key * n < lo + width) key = inside(rng);
+    std::vector<std::int32_t> next;
+    decoder.decode(keys, &next);
+    search::OrderChainDp fresh(workload, graph);
+    const auto a = reused.solve(next, cut, search::Clock::time_point::max(), nullptr);
+    const auto b = fresh.solve(next, cut, search::Clock::time_point::max(), nullptr);
+    ASSERT_EQ(a, b) << "trial " << trial;
+    if (a != search::OrderChainDp::Result::Found) continue;
+    ++found;
+    EXPECT_EQ(reused.value(), fresh.value()) << "trial " << trial;
+    const auto x = reused.blocks(), y = fresh.blocks();
+    ASSERT_EQ(x.size(), y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(x[i].superNodes, y[i].superNodes);
+      EXPECT_EQ(x[i].accelerator, y[i].accelerator);
+    }
+    EXPECT_EQ(reused.bottleneck(), fresh.bottleneck());
+    // Every other order follows this one, sharing its prefix.
+    if (trial % 2 == 0) order = next;
+  }
+  EXPECT_GT(found, 50);
+}
+
 TEST(RandomKeys, KeysOfAnOrderDecodeToIt) {
   std::mt19937_64 rng(8);
   for (int trial = 0; trial < 100; ++trial) {

@@ -44,6 +44,8 @@ OrderChainDp::OrderChainDp(const Workload& workload, const ContractedGraph& grap
   cpu_.resize(n_);
   size_.resize(n_);
   rest_.resize(n_ + 1);
+  computeBefore_.resize(n_ + 1);
+  cpuBefore_.resize(n_ + 1);
   supported_.resize(n_);
   incidenceStart_.resize(n_ + 1);
   incidence_.resize(graph.incidence.size());
@@ -82,6 +84,11 @@ void OrderChainDp::layOut(std::span<const std::int32_t> order) {
   }
   // The least time any device needs for the positions from p on: a chain
   // whose devices left cannot hold it under the cut is given up early.
+  computeBefore_[0] = cpuBefore_[0] = 0;
+  for (int p = 0; p < n_; ++p) {
+    computeBefore_[p + 1] = computeBefore_[p] + fpga_[p];
+    cpuBefore_[p + 1] = cpuBefore_[p] + cpu_[p];
+  }
   rest_[n_] = 0;
   for (int p = n_; p-- > 0;) {
     double least = dp::kInfinity;
@@ -94,11 +101,33 @@ void OrderChainDp::layOut(std::span<const std::int32_t> order) {
 OrderChainDp::Result OrderChainDp::solve(std::span<const std::int32_t> order, double cut,
                                          Clock::time_point deadline,
                                          const std::atomic<bool>* interrupt) {
+  // The rows of prefixes the last order shares with this one, under the
+  // same cut, are the same (an interval inside a common prefix has the same
+  // sums, and whether a hyperedge has a member before its start is decided
+  // there too): only the rows after it are reset, and only the starts whose
+  // interval can reach past it (their compute there under the cut) grow again.
+  int shared = 0;
+  if (complete_ && cut == lastCut_ && static_cast<int>(order.size()) == n_)
+    while (shared < n_ && order[shared] == order_[shared]) ++shared;
   layOut(order);
   finalState_ = -1;
+  complete_ = false;
+  lastCut_ = cut;
   const int S = numStates_;
-  std::fill(table_.begin(), table_.end(), cut);
-  table_[0] = 0;
+  std::fill(table_.begin() + static_cast<std::ptrdiff_t>(shared + 1) * S, table_.end(), cut);
+  int first = 0;
+  if (shared == 0) {
+    std::fill(table_.begin(), table_.begin() + S, cut);
+    table_[0] = 0;
+  } else {
+    // (The sums from prefix sums carry rounding the DP's running sums do
+    // not: a margin keeps every start that might reach past the prefix.)
+    const double reach = cut * (1 + 1e-9);
+    first = shared;
+    while (first > 0 && (computeBefore_[shared] - computeBefore_[first - 1] < reach ||
+                         cpuBefore_[shared] - cpuBefore_[first - 1] < reach))
+      --first;
+  }
   // Counted in steps of the inner loops, states included; the deadline is
   // looked at every few thousand.
   std::uint64_t steps = 0, nextCheck = 16384;
@@ -110,7 +139,7 @@ OrderChainDp::Result OrderChainDp::solve(std::span<const std::int32_t> order, do
   const bool prunes = !unlimitedAccelerators_ && !unlimitedCpus_;
   // A little above the cut, so rounding never gives up a chain that is under it.
   const double pruneCut = cut * (1 + 1e-9);
-  for (int i = 0; i < n_; ++i) {
+  for (int i = first; i < n_; ++i) {
     steps += static_cast<std::uint64_t>(S);
     if (stopped()) {
       steps_ += steps;
@@ -190,6 +219,7 @@ OrderChainDp::Result OrderChainDp::solve(std::span<const std::int32_t> order, do
     }
   }
   steps_ += steps;
+  complete_ = true;
   const double* last = &table_[static_cast<std::size_t>(n_) * S];
   const int state = static_cast<int>(std::min_element(last, last + S) - last);
   if (!(last[state] < cut)) return Result::NoChain;

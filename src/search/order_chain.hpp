@@ -37,6 +37,8 @@ class OrderChainDp {
   /// of `order` (super-nodes, a topological order of the graph) with every
   /// load below `cut`: Found (value()), NoChain (none below the cut) or
   /// Stopped (the deadline or the interrupt, checked every few thousand steps).
+  /// The rows of the prefix this order shares with the last one solved (with
+  /// the same cut) are kept: orders that differ late cost less.
   Result solve(std::span<const std::int32_t> order, double cut, Clock::time_point deadline,
                const std::atomic<bool>* interrupt);
 
@@ -64,7 +66,8 @@ class OrderChainDp {
 
   // The order's arrays, by position.
   std::vector<std::int32_t> order_;
-  std::vector<double> fpga_, cpu_, size_, rest_;  ///< rest_[p]: least work of positions p..n-1
+  std::vector<double> fpga_, cpu_, size_, rest_;   ///< rest_[p]: least work of positions p..n-1
+  std::vector<double> computeBefore_, cpuBefore_;  ///< accelerator and CPU work of positions 0..p-1
   std::vector<char> supported_;
   std::vector<std::int32_t> incidenceStart_, incidence_;  ///< hyperedges per position
   std::vector<std::int32_t> firstPos_;                    ///< per hyperedge: its first position
@@ -77,6 +80,8 @@ class OrderChainDp {
   std::vector<std::int32_t> how_;
   std::vector<int> viaAccelerator_, viaCpu_;
   double value_ = 0;
+  bool complete_ = false;  ///< the last solve filled every row (it was not stopped)
+  double lastCut_ = 0;
   int finalState_ = -1;
   std::uint64_t steps_ = 0;
 };

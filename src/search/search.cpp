@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -310,9 +311,16 @@ class GeneticSearch {
       firstOf[hash] = i;
       pending.push_back(i);
     }
+    // In lexicographic order, each thread a run of consecutive ones: a
+    // worker's DP keeps the rows of the prefix an order shares with the one
+    // before (mutants of one parent share all before their window).
+    std::stable_sort(pending.begin(), pending.end(), [&](int a, int b) {
+      const auto& x = (*population)[a].order;
+      const auto& y = (*population)[b].order;
+      return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+    });
     std::vector<Evaluated> results(pending.size());
     const double beat = incumbent_.value;
-    std::atomic<std::size_t> next{0};
     std::atomic<bool> halted{false};
     // A thread's exception (an allocation that failed) stops the others and
     // is thrown again here once all have been joined.
@@ -323,8 +331,13 @@ class GeneticSearch {
       if (!failure) failure = std::current_exception();
       halted = true;
     };
-    auto work = [&](Worker& worker) {
-      for (std::size_t slot; !halted && (slot = next++) < pending.size();) {
+    const int threads =
+        std::min<int>(static_cast<int>(workers_.size()), static_cast<int>(pending.size()));
+    auto work = [&](int thread) {
+      Worker& worker = workers_[thread];
+      const std::size_t begin = pending.size() * thread / threads,
+                        end = pending.size() * (thread + 1) / threads;
+      for (std::size_t slot = begin; !halted && slot < end; ++slot) {
         const Chromosome& c = (*population)[pending[slot]];
         Evaluated& r = results[slot];
         r.result = worker.dp.solve(c.order, cut, deadline_, options_.interrupt);
@@ -339,11 +352,9 @@ class GeneticSearch {
         }
       }
     };
-    const int threads =
-        std::min<int>(static_cast<int>(workers_.size()), static_cast<int>(pending.size()));
-    auto guarded = [&](Worker& worker) {
+    auto guarded = [&](int thread) {
       try {
-        work(worker);
+        work(thread);
       } catch (...) {
         fail();
       }
@@ -351,11 +362,11 @@ class GeneticSearch {
     std::vector<std::thread> helpers;
     try {
       helpers.reserve(threads);
-      for (int t = 1; t < threads; ++t) helpers.emplace_back(guarded, std::ref(workers_[t]));
+      for (int t = 1; t < threads; ++t) helpers.emplace_back(guarded, t);
     } catch (...) {
       fail();
     }
-    guarded(workers_[0]);
+    if (threads > 0) guarded(0);
     for (std::thread& helper : helpers) helper.join();
     if (failure) std::rethrow_exception(failure);
     // Results in the population's order, whatever thread solved them.
@@ -387,8 +398,11 @@ class GeneticSearch {
     std::string line = "search: generation " + std::to_string(generation_) + ", " +
                        std::to_string(solved_) + " orders solved, best max-load " +
                        formatTenDigits(incumbent_.value);
-    if (lowerBound_ > 0 && std::isfinite(incumbent_.value))
-      line += ", gap to the bound " + formatTenDigits(100 * (1 - lowerBound_ / incumbent_.value)) + "%";
+    if (lowerBound_ > 0 && std::isfinite(incumbent_.value)) {
+      char gap[32];
+      std::snprintf(gap, sizeof gap, "%.2f", 100 * (1 - lowerBound_ / incumbent_.value));
+      line += std::string(", gap to the bound ") + gap + "%";
+    }
     options_.progress(line);
   }
 

@@ -8,6 +8,7 @@
 // Usage: order_chain_bench [google-benchmark flags]
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -48,11 +49,8 @@ const Probe& probe() {
     std::vector<float> keys;
     for (int i = 0; i < 16; ++i) {
       search::keysOf(identity, &keys);
-      const int n = p.graph.numSuperNodes, width = 2 << (rng() % 9), lo = static_cast<int>(rng() % n);
-      std::uniform_real_distribution<float> inside(static_cast<float>(lo) / n,
-                                                   static_cast<float>(lo + width) / n);
-      for (float& key : keys)
-        if (key * n >= lo && key * n < lo + width) key = inside(rng);
+      const int n = p.graph.numSuperNodes, lo = static_cast<int>(rng() % n);
+      search::shuffleKeys(&keys, lo, std::min(n, lo + (2 << (rng() % 9))), rng);
       std::vector<std::int32_t> order;
       decoder.decode(keys, &order);
       p.orders.push_back(order);

@@ -206,11 +206,8 @@ TEST(OrderChainDp, KeepsTheRowsOfASharedPrefixExactly) {
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<float> keys;
     search::keysOf(order, &keys);
-    const int width = 2 << (rng() % 6), lo = static_cast<int>(rng() % n);
-    std::uniform_real_distribution<float> inside(static_cast<float>(lo) / n,
-                                                 static_cast<float>(lo + width) / n);
-    for (float& key : keys)
-      if (key * n >= lo && key * n < lo + width) key = inside(rng);
+    const int lo = static_cast<int>(rng() % n);
+    search::shuffleKeys(&keys, lo, std::min(n, lo + (2 << (rng() % 6))), rng);
     std::vector<std::int32_t> next;
     decoder.decode(keys, &next);
     search::OrderChainDp fresh(workload, graph);

@@ -43,6 +43,17 @@ void keysOf(std::span<const std::int32_t> order, std::vector<float>* keys) {
     (*keys)[order[p]] = static_cast<float>((static_cast<double>(p) + 0.5) / static_cast<double>(n));
 }
 
+void shuffleKeys(std::vector<float>* keys, int lo, int hi, std::mt19937_64& rng) {
+  const int n = static_cast<int>(keys->size());
+  if (n == 0 || hi <= lo) return;
+  std::uniform_real_distribution<float> inside(static_cast<float>(lo) / static_cast<float>(n),
+                                               static_cast<float>(hi) / static_cast<float>(n));
+  for (float& key : *keys) {
+    const int position = static_cast<int>(key * static_cast<float>(n));
+    if (position >= lo && position < hi) key = inside(rng);
+  }
+}
+
 std::vector<std::int32_t> orderOfPlan(const ContractedGraph& graph, const Placement& placement) {
   const int n = graph.numSuperNodes;
   const int devices = placement.numAccelerators + placement.numCpus;

@@ -6,6 +6,7 @@
 /// an order (keysOf) decode back to that order.
 
 #include <cstdint>
+#include <random>
 #include <span>
 #include <utility>
 #include <vector>
@@ -31,6 +32,11 @@ class KeyDecoder {
 
 /// Keys that decode to `order`: (position + 1/2) / n.
 void keysOf(std::span<const std::int32_t> order, std::vector<float>* keys);
+
+/// New keys, uniform in [lo/n, hi/n), for the super-nodes at positions
+/// [lo, hi) of normalized keys (keysOf's: position = ⌊key · n⌋): their
+/// order shuffled there, as far as the edges allow.
+void shuffleKeys(std::vector<float>* keys, int lo, int hi, std::mt19937_64& rng);
 
 /// The order that keeps the blocks of a placement's devices whole, the
 /// blocks in a topological order of the graph between them and, inside a

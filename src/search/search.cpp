@@ -242,13 +242,7 @@ class GeneticSearch {
   void shuffleWindow(std::vector<float>* keys, int center) {
     if (n_ < 2) return;
     const auto [lo, hi] = window(center);
-    const float low = static_cast<float>(lo) / static_cast<float>(n_);
-    const float high = static_cast<float>(hi) / static_cast<float>(n_);
-    std::uniform_real_distribution<float> inside(low, high);
-    for (float& key : *keys) {
-      const int position = static_cast<int>(key * static_cast<float>(n_));
-      if (position >= lo && position < hi) key = inside(rng_);
-    }
+    search::shuffleKeys(keys, lo, hi, rng_);
   }
 
   /// The super-nodes at the positions of a window about `center` (as

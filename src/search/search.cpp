@@ -44,8 +44,11 @@ constexpr int kPopulation = 40;
 constexpr int kElite = 8;      ///< kept from one generation to the next
 constexpr int kMutants = 16;   ///< new each generation; an eighth of them fresh random keys
 constexpr double kBias = 0.7;  ///< chance a child's key comes from its elite parent
-/// Generations without a better order after which the search ends.
+/// Generations without a better order after which the search ends, and
+/// generations in a row without an order not seen before (small graphs
+/// have few orders).
 constexpr int kStallGenerations = 500;
+constexpr int kNothingNewGenerations = 50;
 /// The share of the time the local search gets after the genetic algorithm.
 constexpr double kLocalSearchShare = 0.2;
 
@@ -151,12 +154,14 @@ class GeneticSearch {
     const bool first = evaluate(&population, 0, names);
     for (int i = 0; i < seeded; ++i) seedValues_.push_back(population[i].fitness);
     if (!first) return;
-    int stall = 0;
+    int stall = 0, nothingNew = 0;
     for (generation_ = 1;; ++generation_) {
       sortByFitness(&population);
       report();
       if (pastLimit(deadline_, options_.interrupt)) stopped_ = true;
-      if (stopped_ || incumbent_.value <= lowerBound_ || stall >= kStallGenerations) break;
+      if (stopped_ || incumbent_.value <= lowerBound_ || stall >= kStallGenerations ||
+          nothingNew >= kNothingNewGenerations)
+        break;
       const double before = incumbent_.value;
       std::vector<Chromosome> next(population.begin(), population.begin() + kElite);
       std::vector<std::string> origins(kElite, "");
@@ -198,6 +203,7 @@ class GeneticSearch {
       population = std::move(next);
       if (!evaluate(&population, kElite, origins)) break;
       stall = incumbent_.value < before ? 0 : stall + 1;
+      nothingNew = lastSolved_ > 0 ? 0 : nothingNew + 1;
     }
   }
 
@@ -313,6 +319,7 @@ class GeneticSearch {
       const auto& y = (*population)[b].order;
       return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
     });
+    lastSolved_ = pending.size();
     std::vector<Evaluated> results(pending.size());
     const double beat = incumbent_.value;
     std::atomic<bool> halted{false};
@@ -415,6 +422,7 @@ class GeneticSearch {
   Incumbent incumbent_;
   std::unordered_map<std::uint64_t, std::pair<double, std::pair<int, int>>> solvedOrders_;
   std::uint64_t solved_ = 0, seen_ = 0;
+  std::size_t lastSolved_ = 0;  ///< orders the last generation solved (not seen before)
   int generation_ = 0;
   bool stopped_ = false;
   Clock::time_point start_ = Clock::now();

@@ -100,9 +100,7 @@ class GeneticSearch {
  public:
   GeneticSearch(const Workload& workload, const ContractedGraph& graph, const SolveOptions& options,
                 Clock::time_point deadline, double lowerBound)
-      : workload_(workload),
-        graph_(graph),
-        options_(options),
+      : options_(options),
         deadline_(deadline),
         lowerBound_(lowerBound),
         n_(graph.numSuperNodes),
@@ -407,8 +405,6 @@ class GeneticSearch {
     options_.progress(line);
   }
 
-  const Workload& workload_;
-  const ContractedGraph& graph_;
   const SolveOptions& options_;
   Clock::time_point deadline_;
   double lowerBound_;

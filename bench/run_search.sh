@@ -110,7 +110,9 @@ if only in ("", "probe"):
         "accelerators and a CPU core (the generator has no `--granularity` option: its transformer is "
         "operator-level, and 32 heads per block take it past 10,000 nodes). "
         f"`solve --method search --time-limit {probe_limit} --threads 2 --seed S` for S = 1..{runs}, each under "
-        "`/usr/bin/time -v`. The bound is `objective::throughputLowerBound` (work over k + ℓ devices).",
+        "`/usr/bin/time -v`. The bound is `objective::throughputLowerBound` (work over k + ℓ devices). "
+        "(Issue 26's other probe, PipeDream's measured NASNet-mobile profile, is not in the shared "
+        "folder's `profiles/`: not run.)",
         "",
         "| method | max-load | gap to the bound | wall s | peak RSS |",
         "|---|---|---|---|---|",

@@ -16,13 +16,12 @@
 /// parent. Only orders that may join the elite are solved exactly: the DP
 /// of a generation is cut at its elite's worst max-load. Then, unless
 /// --contiguity convex asks for contiguous plans, the local search
-/// (local_search.hpp) starts from the best chain with the fifth of the
-/// time left and its plan is kept when it is better (it may not be
-/// contiguous). Throughput only; training workloads as the DP handles them
-/// (backward twins in their forward class's super-node); no --diffmaxima,
-/// no --replicate. Deterministic for a seed and a thread count whenever the
-/// time limit does not end it (the population is evaluated by `threads`
-/// threads, each order by one, with the same cut: the same result for any
+/// (local_search.hpp) starts from the best chain in the last fifth of the
+/// time, then local-search's own random restarts use what is left; a
+/// better plan is kept (it may not be contiguous). Throughput only; training workloads as the DP
+/// handles them (backward twins in their forward class's super-node); no --diffmaxima, no --replicate.
+/// Deterministic for a seed and a thread count whenever the time limit does not end it (the population
+/// is evaluated by `threads` threads, each order by one, with the same cut: the same result for any
 /// number of threads as long as the same generations run).
 
 #include "dnnplace/solver.hpp"

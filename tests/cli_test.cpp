@@ -111,7 +111,7 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
       {"--method milp --q 2", "--q applies to --objective latency only"},
       {"--objective latency --method milp --diffmaxima",
        "--diffmaxima applies to --objective throughput only"},
-      {"--contiguity convex", "--contiguity applies to --method milp only"},
+      {"--contiguity convex", "--contiguity applies to --method milp and search only"},
       {"--method scotch --gap 0.5", "--gap applies to --method milp only"},
       {"--restarts 5", "--restarts applies to --method local-search and milp (its warm start) only"},
   };
@@ -369,7 +369,7 @@ TEST(Cli, MessagesSayPlainlyWhatIsWrong) {
       writeTemp(R"({"maxSizePerFPGA": 100000, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes(0));
   const auto tooBig = writeTemp(R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes(1));
   const std::string known =
-      "dp, dp-linear, milp, pipedream, scotch, local-search, greedy, single, cpu, expert";
+      "dp, dp-linear, milp, pipedream, scotch, local-search, search, greedy, single, cpu, expert";
   const std::vector<std::tuple<std::string, int, std::string>> cases = {
       {"solve " + unsupported.string(), 3,
        "dp: node 2 is not supported on accelerators, and maxCPUs is 0"},

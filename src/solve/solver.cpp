@@ -16,6 +16,7 @@
 #include "dp/dp.hpp"
 #include "objective/class_totals.hpp"
 #include "preprocess/layers.hpp"
+#include "search/search.hpp"
 #include "solve/warm_start.hpp"
 #include "util/deadline.hpp"
 #include "util/format.hpp"
@@ -103,6 +104,15 @@ const std::vector<MethodInfo>& methods() {
        solveLocalSearch,
        false,
        {Restarts}},
+      // Not contiguous: the local search on its best chain may split blocks
+      // (--contiguity convex skips it: its plans are then chains, contiguous).
+      {"search",
+       true,
+       false,
+       "genetic search over topological orders, the DP along each, then local search",
+       solveSearch,
+       false,
+       {Contiguity}},
       {"greedy", false, true, "latency greedy: fill accelerators in topological order",
        solveLatencyGreedy},
       {"single", true, true, "everything on one accelerator", solveSingleAccelerator},
@@ -151,7 +161,7 @@ struct OptionRule {
 constexpr OptionRule kOptionRules[] = {
     {MethodOption::Plan, std::nullopt, "--plan is read by --method expert only"},
     {MethodOption::WriteModel, std::nullopt, "--write-model is written by --method milp only"},
-    {MethodOption::Contiguity, std::nullopt, "--contiguity applies to --method milp only"},
+    {MethodOption::Contiguity, std::nullopt, "--contiguity applies to --method milp and search only"},
     {MethodOption::Gap, std::nullopt, "--gap applies to --method milp only"},
     {MethodOption::Restarts, std::nullopt,
      "--restarts applies to --method local-search and milp (its warm start) only"},

@@ -12,7 +12,8 @@
 #   BUILD_DIR   holds the dnnplace executable (env DNNPLACE_BUILD, default ./build)
 #   BEFORE_CLI  a dnnplace executable to compare with (env BEFORE; none: only this build)
 #   env RUNS (default 3), TIME_LIMIT (seconds per solve, default 300),
-#   GRAPHS (default "1,10,3 1,12,2 2,6,7 1,13,2": blocks,width,chain-length each).
+#   GRAPHS (default "1,10,3 1,12,2 2,6,7 1,13,2": blocks,width,chain-length each),
+#   RESULTS (a file of the JSON lines an earlier run printed: write its table again, solving nothing).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -77,7 +78,14 @@ def median(values):
     return statistics.median(values) if values else None
 
 rows = []
-for spec in os.environ["GRAPHS"].split():
+# RESULTS: a file of the JSON lines an earlier run printed, to write its table again without solving.
+saved = [json.loads(line) for line in open(os.environ["RESULTS"]) if line.startswith("{")] \
+    if os.environ.get("RESULTS") else None
+for entry in saved or []:
+    rows.append(dict(spec=tuple(map(int, entry["graph"].split(","))), ideals=entry["ideals"], pairs=entry["pairs"],
+                     results={(k.split()[0], int(k.split()[1])): v for k, v in entry["results"].items()}))
+    loads = entry.get("loads", loads)
+for spec in ([] if saved else os.environ["GRAPHS"].split()):
     blocks, width, length = map(int, spec.split(","))
     path = os.path.join(tmp, f"sp_{blocks}_{width}_{length}.json")
     subprocess.run([cli, "generate", "series-parallel", "--blocks", str(blocks), "--width", str(width),
@@ -99,7 +107,7 @@ for spec in os.environ["GRAPHS"].split():
             statuses=sorted({str(r["status"]) for r in results}),
             objectives={r.get("objective") for r in results if r.get("objective") is not None})
     rows.append(row)
-    print(json.dumps({"graph": spec, "ideals": ideals, "pairs": pairs,
+    print(json.dumps({"graph": spec, "ideals": ideals, "pairs": pairs, "loads": [min(loads), max(loads)],
                       "results": {f"{k[0]} {k[1]}": v for k, v in row["results"].items()}}, default=list),
           flush=True)
 
@@ -120,12 +128,12 @@ lines = ["## Exact throughput DP on wide lattices (dp)", "",
          "the two threads and often the one do not get a core of their own, so wall seconds overstate "
          "and CPU seconds are the steadier figure). "
          "`dnnplace generate series-parallel --blocks B --width W --chain-length L --accelerators 6 "
-         f"--cpus 1 --seed 1`, then `dnnplace solve --method dp --threads T`; median of {runs} runs"
+         f"--cpus 1 --seed 1`, then `dnnplace solve --method dp --threads T`; median of {runs} run(s)"
          + (", this build and the one compared with run back to back" if has_before else "") + ". "
          "**pairs**: (ideal, sub-ideal) pairs of the lattice, which a DP without pruning would examine; "
          "**blocks**: the blocks the DP examined (its message), summed over all its runs; "
          "**s**: the plan's `seconds` (the whole solve); **CPU s**: user + system seconds of the process; "
-         "**blocks/s**, **pairs/s**: per second of the one-thread solve. `bench/run_wide_dp.sh`.", ""]
+         "**blocks/s**, **pairs/s**: per CPU second of the one-thread solve. `bench/run_wide_dp.sh`.", ""]
 header = "| B, W, L | ideals | pairs | status |"
 rule = "|---|---|---|---|"
 if has_before:
@@ -141,7 +149,7 @@ for r in rows:
     if has_before:
         b1, b2 = r["results"][("before", 1)], r["results"][("before", 2)]
         line += (f" {fmt(b1['seconds'])} | {fmt(b2['seconds'])} | {sci(b1['blocks'])} | {fmt(b1['cpu'])} |")
-    rate = (lambda n: sci(n / a1["seconds"]) if n and a1["seconds"] else "—")
+    rate = (lambda n: sci(n / a1["cpu"]) if n and a1["cpu"] else "—")
     line += (f" {fmt(a1['seconds'])} | {fmt(a2['seconds'])} | {sci(a1['blocks'])} | "
              f"{fmt(a1['cpu'])} / {fmt(a2['cpu'])} | {rate(a1['blocks'])} | {rate(r['pairs'])} |")
     lines.append(line)

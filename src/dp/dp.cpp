@@ -50,9 +50,10 @@
 //   over interval starts with no lattice (linearChainSeed; the first cut by
 //   a greedy packing, which alone seeds lattices of at most twice as many
 //   ideals as super-nodes), and the DP on graphs whose chains stay whole or are
-//   cut in two (when those lattices are small next to the full one); the
-//   best plan cuts the full DP; with no bound at all, the DP probes from a
-//   lower bound upwards (solveChain).
+//   cut into 2, 3, … runs (while those lattices are small next to the full
+//   one; on long chains the finer ones come close to the optimum, so the
+//   full DP decides in one run); the best plan cuts the full DP; with no bound at all, the DP probes
+//   from a lower bound upwards (solveChain).
 
 #include "dp/dp.hpp"
 #include "dnnplace/solver.hpp"
@@ -163,8 +164,9 @@ struct SeedPlan {
 ///   (linearChainSeed), for three orders (smallest-first, depth-first,
 ///   breadth-first), each cut by the best plan so far, the first by a greedy
 ///   packing of its order.
-/// * The full DP on a coarser graph whose chains of super-nodes stay whole
-///   (wide graphs: it groups whole branches, which no single order can).
+/// * The full DP on coarser graphs whose chains of super-nodes stay whole
+///   (wide graphs: it groups whole branches, which no single order can),
+///   then are cut into 2, 3, … runs.
 /// A small lattice is cheaper to solve than all but the first order's seed,
 /// and one with hardly more ideals than super-nodes than that one too: the
 /// greedy packing's chain alone seeds it.
@@ -197,29 +199,38 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
     offer(workload, ordered, seed.objective, seed.blocks);
   }
   if (small.complete) return best;
-  // Whole chains, then chains cut in two. Only when cheap next to the full
-  // DP: on the paper's graphs a larger coarse lattice costs more than it saves.
+  // Whole chains, then chains cut into 2, 3, … runs, each lattice finer
+  // than the last and its DP cut by the best plan so far. Only while cheap
+  // next to the full DP: whole chains at most 2,000 ideals, the others at
+  // most an eighth of the full lattice (on the paper's graphs a larger
+  // coarse lattice costs more than it saves). On wide series-parallel
+  // graphs the finer ones come within a fraction of a percent of the
+  // optimum, and the full DP then decides in one run instead of several
+  // good-enough runs (each about as costly as the decisive one).
   // The user's caps on ideals and memory hold for the coarse lattices too.
   SolveOptions seedOptions = options;
   seedOptions.progress = nullptr;
-  for (int pieces : {1, 2}) {
+  for (int pieces = 1;; ++pieces) {
     if (pastLimit(deadline, options.interrupt)) break;
     const std::optional<Workload> coarse = chainCoarsened(workload, graph, pieces);
     if (!coarse) break;
     // A second contraction, of another workload: the coarse one has other
     // color classes, and step 4 may merge more of its super-nodes.
     const ContractedGraph coarseGraph = contractForDp(*coarse, ContractionOptions{}, best.objective);
-    if (coarseGraph.numSuperNodes >= graph.numSuperNodes) continue;
-    // Whole chains: at most 2,000 ideals. Chains cut in two: at most an
-    // eighth of the full lattice (both counts capped: the full lattice may
-    // be far too large to count).
+    // Cut finer, the chains give the full graph back.
+    if (coarseGraph.numSuperNodes >= graph.numSuperNodes) break;
+    // Both counts capped: the full lattice may be far too large to count.
     CountLimits countLimits;
     countLimits.deadline = deadline;
     countLimits.interrupt = options.interrupt;
     const IdealCount coarseIdeals =
         countIdeals(coarseGraph, pieces == 1 ? 2000 : 1u << 22, countLimits);
-    if (coarseIdeals.exceeded || coarseIdeals.stopped) continue;
-    if (pieces == 2 && !countIdeals(graph, 8 * coarseIdeals.count, countLimits).exceeded) continue;
+    if (coarseIdeals.stopped) break;
+    if (coarseIdeals.exceeded) {
+      if (pieces == 1) continue;  // whole chains too many: chains cut in two may still pay
+      break;                      // finer cuts only have more
+    }
+    if (pieces >= 2 && !countIdeals(graph, 8 * coarseIdeals.count, countLimits).exceeded) break;
     const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, deadline, best.objective);
     if (r.kind == ChainResult::Kind::Found) offer(*coarse, coarseGraph, r.objective, r.blocks);
   }

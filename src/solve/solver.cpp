@@ -16,6 +16,7 @@
 #include "dp/dp.hpp"
 #include "objective/class_totals.hpp"
 #include "preprocess/layers.hpp"
+#include "solve/bound_method.hpp"
 #include "solve/warm_start.hpp"
 #include "util/deadline.hpp"
 #include "util/format.hpp"
@@ -88,6 +89,9 @@ const std::vector<MethodInfo>& methods() {
        solveMilpWarmStarted,
        false,
        {WriteModel, Contiguity, Gap, Restarts, Replicate}},
+      {"bound", true, false,
+       "proves a lower bound on every placement's max-load; plan: dp's (or local-search's)",
+       solveBound},
       {"pipedream",
        true,
        false,

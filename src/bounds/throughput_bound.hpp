@@ -1,0 +1,56 @@
+#pragma once
+/// Lower bounds on the optimal max-load of every placement, contiguous or not
+/// (docs/model.md §3; why each is valid: docs/bounds.md). They bound the
+/// diffmaxima objective too: max FW + max BW ≥ max (FW + BW) = max-load.
+///
+/// 1. Work: each class runs whole on an accelerator (its accelerator latency)
+///    or a CPU core (its CPU latency), the largest class is at least that
+///    alone, and the accelerators (kT) and cores (ℓT) together absorb all
+///    the work, the cheapest way round (a fractional knapsack).
+/// 2. Representatives LP at a guessed max-load T: a placement with max-load
+///    ≤ T is a partition of the classes into at most k accelerator blocks,
+///    each named by its first class in a topological order of the classes
+///    (its representative r), and CPU cores. Every block pays the
+///    communication of every dependency it holds only part of. Pairs (r, c)
+///    whose cheapest block (a minimum cut: c and r inside, the classes
+///    before r outside) already costs more than T are ruled out. If the LP
+///    relaxation of that partition needs more than k blocks, or has no
+///    solution, no placement reaches T: T is a bound. A bisection on T finds
+///    the largest T so proven. Identical accelerators thus have no
+///    symmetric fractional solutions, and the blocks near the middle of a
+///    long graph, which pay for what enters and what leaves them, hold little
+///    work: on communication-bound graphs this is far above the work bound.
+
+#include <atomic>
+#include <chrono>
+#include <string>
+
+#include "dnnplace/workload.hpp"
+#include "objective/class_totals.hpp"
+
+namespace dnnplace::bounds {
+
+struct ThroughputBound {
+  double work = 0;             ///< bound 1
+  double representatives = 0;  ///< bound 2 (0 when not computed)
+  int probes = 0;              ///< values of T the LP was solved for
+  int pairsRuledOut = 0;       ///< (representative, class) pairs the minimum cuts excluded
+  bool stopped = false;        ///< the deadline or the interrupt cut bound 2 short
+  double value() const { return representatives > work ? representatives : work; }
+  /// Which bound gave value(): "work" or "representatives LP".
+  const char* winner() const { return representatives > work ? "representatives LP" : "work"; }
+  /// One line for a solve's message: the bounds, the probes, what stopped them.
+  std::string describe() const;
+};
+
+/// Bound 1 alone (cheap: linear in the classes after a sort).
+double workBound(const Workload& workload, const objective::ClassTotals& totals);
+
+/// Both bounds. `upperBound` is a known max-load (a plan's; ∞ if none): the
+/// bisection searches below it. Bound 2 stops at `deadline` or on
+/// `interrupt` with the best T proven so far.
+ThroughputBound throughputBound(const Workload& workload, const objective::ClassTotals& totals,
+                                double upperBound, std::chrono::steady_clock::time_point deadline,
+                                const std::atomic<bool>* interrupt = nullptr);
+
+}  // namespace dnnplace::bounds

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -155,6 +156,7 @@ TEST(ThroughputBound, NeverAboveTheBruteForceOptimum) {
     const objective::ClassTotals totals(w);
     // Searched below the optimum itself, and below a looser plan value.
     for (const double upper : {optimum.maxLoad, 1.5 * optimum.maxLoad + 1}) {
+      if (upper != optimum.maxLoad && i % 4 != 0) continue;  // a looser start, now and then
       const bounds::ThroughputBound bound = bounds::throughputBound(w, totals, upper, kNoDeadline);
       ASSERT_LE(bound.value(), optimum.maxLoad * (1 + 1e-9) + 1e-9)
           << "case " << i << ": " << bound.describe();
@@ -279,9 +281,11 @@ TEST(ThroughputBound, BelowTheDpOptimumOnTheLayerGraphs) {
       [](const std::string& key, const nlohmann::json& entry, const Workload& w) {
         const double dp = entry["dp_optimum"].get<double>();
         const objective::ClassTotals totals(w);
-        const bounds::ThroughputBound bound = bounds::throughputBound(w, totals, dp, kNoDeadline);
+        const bounds::ThroughputBound bound =
+            bounds::throughputBound(w, totals, dp,
+                                    std::chrono::steady_clock::now() + std::chrono::seconds(3));
         EXPECT_LE(bound.value(), dp * (1 + 1e-9)) << key;
-        EXPECT_GE(bound.value(), 0.8 * dp) << key << ": " << bound.describe();
+        EXPECT_GE(bound.value(), 0.85 * dp) << key << ": " << bound.describe();
       });
   EXPECT_EQ(checked, 2);
 }

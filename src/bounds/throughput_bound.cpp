@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "OsiClpSolverInterface.hpp"
 #include "bounds/max_flow.hpp"
+#include "milp/cbc_runner.hpp"
 #include "milp/limits.hpp"
 #include "milp/model_builder.hpp"
 #include "util/deadline.hpp"
@@ -20,27 +22,39 @@ namespace dnnplace::bounds {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Past this many classes the MILP probes are not tried (their models grow
+/// with the square of the classes and CBC rarely finishes one).
+constexpr int kMilpClasses = 400;
 
 /// Whether the accelerators and cores can absorb every class at max-load T
-/// with classes split fractionally (bound 1's test).
+/// with classes split fractionally, and the classes only accelerators can
+/// take fit them by count (bound 1's test).
 bool workFits(const Workload& w, const objective::ClassTotals& totals, const std::vector<int>& byRatio,
               double T) {
   const Machine& m = w.machine;
   double accelerator = 0, cpu = 0;
   std::vector<int> flexible;
+  std::vector<double> pinned;  // latencies of the classes only an accelerator can take
   for (int c : byRatio) {
     const bool onAccelerator = totals.fitsAccelerator(c, m) && totals.acceleratorLatency[c] <= T;
     const bool onCpu = m.maxCpus > 0 && totals.cpuLatency[c] <= T;
     if (!onAccelerator && !onCpu) return false;
     if (onAccelerator && onCpu)
       flexible.push_back(c);
-    else if (onAccelerator)
+    else if (onAccelerator) {
       accelerator += totals.acceleratorLatency[c];
-    else
+      pinned.push_back(totals.acceleratorLatency[c]);
+    } else
       cpu += totals.cpuLatency[c];
   }
   double room = m.maxFpgas * T - accelerator;
   if (room < 0) return false;
+  // Classes do not split: an accelerator holds at most j classes of latency
+  // above T / (j + 1), so the i-th largest pinned class (0-based), of
+  // latency v, needs i + 1 ≤ k · floor(T / v) (j rounded up: never stricter).
+  std::sort(pinned.begin(), pinned.end(), std::greater<>());
+  for (std::size_t i = 0; i < pinned.size() && pinned[i] > 0; ++i)
+    if (static_cast<double>(i + 1) > m.maxFpgas * std::floor(T / pinned[i] * (1 + 1e-12))) return false;
   // Most CPU time saved per accelerator time first.
   for (int c : flexible) {
     const double a = totals.acceleratorLatency[c];
@@ -219,7 +233,8 @@ CheapestBlocks cheapestBlocks(const ClassGraph& cg, const Machine& machine, doub
 /// T − κ_r of work. Nullopt when the simplex was stopped (deadline,
 /// interrupt) or ended unproven.
 std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
-                                   const CheapestBlocks& cheapest, double T, int* ruledOut,
+                                   const CheapestBlocks& cheapest, double T, bool integer,
+                                   double seconds, int* ruledOut,
                                    std::chrono::steady_clock::time_point deadline,
                                    const std::atomic<bool>* interrupt) {
   using milp::Linear;
@@ -232,6 +247,7 @@ std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
   const double unit = machine.maxSizePerFpga > 0 ? 1 / machine.maxSizePerFpga : 1;
   *ruledOut = 0;
   std::vector<int> sourceArc;
+  Linear opened;  // the blocks
   for (int r = 0; r < cg.size; ++r) {
     const auto& row = cheapest.load[r];
     auto inWindow = [&](int p) {
@@ -244,20 +260,21 @@ std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
     const double forced = flow.augment(0, 1, scale.epsilon);  // κ_r
     const double room = T - forced;
     if (room < cg.work[r]) continue;
-    const int open = b.addColumn(milp::name("open", {r}), 0, 1, 1, false);
+    const int open = b.addColumn(milp::name("open", {r}), 0, 1, 1, integer);
+    opened.add(open, 1);
     cover[r].add(open, 1);
     Linear work, memory;
     work.add(open, cg.work[r] - room);
     memory.add(open, unit * cg.bytes[r] - 1);
     for (int c = r + 1; c < cg.size; ++c) {
       if (!inWindow(c)) continue;
-      const int share = b.addColumn(milp::name("share", {r, c}), 0, 1, 0, false);
+      const int share = b.addColumn(milp::name("share", {r, c}), 0, 1, 0, integer);
       cover[c].add(share, 1);
       work.add(share, cg.work[c]);
       memory.add(share, unit * cg.bytes[c]);
-      Linear opened;  // block r holds c only if it is open
-      opened.add(share, 1).add(open, -1);
-      b.addRow(milp::name("opened", {r, c}), opened, -milp::kInfinity, 0);
+      Linear holds;  // block r holds c only if it is open
+      holds.add(share, 1).add(open, -1);
+      b.addRow(milp::name("holds", {r, c}), holds, -milp::kInfinity, 0);
     }
     b.addRow(milp::name("work", {r}), work, -milp::kInfinity, 0);
     b.addRow(milp::name("memory", {r}), memory, -milp::kInfinity, 0);
@@ -266,7 +283,7 @@ std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
   if (machine.maxCpus > 0)
     for (int c = 0; c < cg.size; ++c)
       if (cg.cpuWork[c] <= T) {
-        const int q = b.addColumn(milp::name("cpu", {c}), 0, 1, 0, false);
+        const int q = b.addColumn(milp::name("cpu", {c}), 0, 1, 0, integer);
         cover[c].add(q, 1);
         cpu.add(q, cg.cpuWork[c]);
       }
@@ -275,11 +292,21 @@ std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
     b.addRow(milp::name("cover", {c}), cover[c], 1, 1);
   }
   if (!cpu.terms.empty()) b.addRow("cpuTime", cpu, -milp::kInfinity, machine.maxCpus * T);
+  // The MILP's decision: at most k blocks; CBC proving it infeasible proves T.
+  if (integer) b.addRow("blocks", opened, -milp::kInfinity, machine.maxFpgas);
   std::unique_ptr<OsiClpSolverInterface> solver = b.build();
   solver->messageHandler()->setLogLevel(0);
   solver->getModelPtr()->setLogLevel(0);
   auto fired = std::make_shared<std::atomic<bool>>(false);
   milp::stopSimplexAt(*solver, deadline, interrupt, fired);
+  if (integer) {
+    SolveOptions limits;
+    limits.timeLimitSeconds = seconds;
+    limits.interrupt = interrupt;
+    const milp::CbcResult cbc = milp::runCbc(*solver, {}, 0, limits, std::chrono::steady_clock::now());
+    if (*fired || !cbc.provenInfeasible) return std::nullopt;
+    return kInf;
+  }
   milp::leakingOnThrow(solver, [&] { solver->initialSolve(); });
   if (*fired) return std::nullopt;
   if (solver->isProvenPrimalInfeasible()) return kInf;
@@ -331,38 +358,59 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
   const CheapestBlocks cheapest = cheapestBlocks(cg, w.machine, hi, deadline, interrupt);
   result.stopped = !cheapest.complete;  // fewer pairs ruled out: a weaker LP, still valid
   bool stop = false;
-  // Bisection: lo is proven (no placement has max-load below it), the LP
-  // cannot prove hi. Stop at a relative width of 1e-4.
   const double k = w.machine.maxFpgas;
-  // The first probe: can the LP prove the plan optimal (to the width)?
-  double probe = hi * (1 - 0.5e-4);
-  while (hi - lo > 1e-4 * hi && !stop) {
-    int ruledOut = 0;
-    std::optional<double> blocks;
-    try {
-      blocks = blocksNeeded(cg, w.machine, cheapest, probe, &ruledOut, deadline, interrupt);
-    } catch (const milp::BuildStopped&) {
+  // Bisection: lo is proven (no placement has max-load below it), the
+  // probes could not prove top. Stop at a relative width of 1e-4.
+  // LP probes, then (with the time left) MILP probes of the same covering,
+  // which also see that classes do not split (bin packing). The first probe
+  // of each: can it prove the plan optimal (to the width)?
+  auto until = deadline;
+  for (const bool integer : {false, true}) {
+    if (integer && deadline != std::chrono::steady_clock::time_point::max()) {
+      // The MILP probes get half the time left: they rarely finish.
+      until = std::chrono::steady_clock::now() + (deadline - std::chrono::steady_clock::now()) / 2;
     }
-    if (!blocks) {
-      result.stopped = stop = true;
-      break;
+    double top = hi;
+    double probe = top * (1 - 0.5e-4);
+    while (top - lo > 1e-4 * top && !stop) {
+      const double left =
+          std::chrono::duration<double>(until - std::chrono::steady_clock::now()).count();
+      if (integer && left < 0.2) break;
+      int ruledOut = 0;
+      std::optional<double> blocks;
+      try {
+        blocks = blocksNeeded(cg, w.machine, cheapest, probe, integer, std::clamp(left / 3, 0.2, 20.0),
+                              &ruledOut, until, interrupt);
+      } catch (const milp::BuildStopped&) {
+        stop = true;
+        break;
+      }
+      if (pastLimit(until, interrupt)) stop = true;
+      if (!blocks && !integer) {
+        stop = true;
+        break;
+      }
+      ++(integer ? result.milpProbes : result.probes);
+      result.pairsRuledOut = std::max(result.pairsRuledOut, ruledOut);
+      if (blocks && *blocks > k * (1 + 1e-7) + 1e-7) {
+        lo = probe;
+        (integer ? result.milp : result.representatives) = probe;
+      } else {
+        top = probe;  // not proven: a MILP probe that ran out of time, too
+      }
+      probe = 0.5 * (lo + top);
     }
-    ++result.probes;
-    result.pairsRuledOut = ruledOut;
-    if (*blocks > k * (1 + 1e-7) + 1e-7) {
-      lo = probe;
-      result.representatives = probe;
-    } else {
-      hi = probe;
-    }
-    probe = 0.5 * (lo + hi);
+    if (w.graph().numClasses > kMilpClasses) break;
   }
+  result.stopped = result.stopped || stop;
   return result;
 }
 
 std::string ThroughputBound::describe() const {
   std::ostringstream out;
   out << "lower bounds: work " << formatShortest(work);
+  if (milpProbes > 0)
+    out << ", covering MILP " << formatShortest(milp) << " (" << milpProbes << " probes)";
   if (probes > 0 || representatives > 0)
     out << ", representatives LP " << formatShortest(representatives) << " (" << probes << " probes, "
         << pairsRuledOut << " block pairs ruled out by minimum cuts"

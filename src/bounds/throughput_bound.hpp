@@ -6,7 +6,9 @@
 /// 1. Work: each class runs whole on an accelerator (its accelerator latency)
 ///    or a CPU core (its CPU latency), the largest class is at least that
 ///    alone, and the accelerators (kT) and cores (ℓT) together absorb all
-///    the work, the cheapest way round (a fractional knapsack).
+///    the work, the cheapest way round (a fractional knapsack); and whole
+///    classes pack: an accelerator holds at most j classes of latency above
+///    T / (j + 1), counted over the classes no CPU core can take.
 /// 2. Representatives LP at a guessed max-load T: a placement with max-load
 ///    ≤ T is a partition of the classes into at most k accelerator blocks,
 ///    each named by its first class in a topological order of the classes
@@ -20,7 +22,12 @@
 ///    symmetric fractional solutions, and the blocks near the middle of a
 ///    long graph, which pay for what enters and what leaves them, hold little
 ///    work: on communication-bound graphs this is far above the work bound.
+/// 3. Covering MILP: bound 2's relaxation with integer blocks (a class is in
+///    one block whole), run on CBC as a decision at T with the time left;
+///    T is proven when CBC proves it infeasible. It sees bin packing: on
+///    layer graphs with little communication, whole layers do not split.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -33,12 +40,18 @@ namespace dnnplace::bounds {
 struct ThroughputBound {
   double work = 0;             ///< bound 1
   double representatives = 0;  ///< bound 2 (0 when not computed)
+  double milp = 0;             ///< bound 3: bound 2's covering as a MILP (0 when not proven)
   int probes = 0;              ///< values of T the LP was solved for
+  int milpProbes = 0;          ///< values of T the MILP was run for
   int pairsRuledOut = 0;       ///< (representative, class) pairs the minimum cuts excluded
   bool stopped = false;        ///< the deadline or the interrupt cut bound 2 short
-  double value() const { return representatives > work ? representatives : work; }
-  /// Which bound gave value(): "work" or "representatives LP".
-  const char* winner() const { return representatives > work ? "representatives LP" : "work"; }
+  double value() const { return std::max({work, representatives, milp}); }
+  /// Which bound gave value(): "work", "representatives LP" or "covering MILP".
+  const char* winner() const {
+    return milp > std::max(work, representatives) ? "covering MILP"
+           : representatives > work               ? "representatives LP"
+                                                  : "work";
+  }
   /// One line for a solve's message: the bounds, the probes, what stopped them.
   std::string describe() const;
 };
@@ -46,7 +59,7 @@ struct ThroughputBound {
 /// Bound 1 alone (cheap: linear in the classes after a sort).
 double workBound(const Workload& workload, const objective::ClassTotals& totals);
 
-/// Both bounds. `upperBound` is a known max-load (a plan's; ∞ if none): the
+/// All three bounds. `upperBound` is a known max-load (a plan's; ∞ if none): the
 /// bisection searches below it. Bound 2 stops at `deadline` or on
 /// `interrupt` with the best T proven so far.
 ThroughputBound throughputBound(const Workload& workload, const objective::ClassTotals& totals,

@@ -92,12 +92,12 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   phases.end("polish start");
 
   // Throughput: the bounds of bounds/throughput_bound.hpp below the best
-  // start, with up to 30% of the time limit (they often prove it optimal,
+  // start, with up to 40% of the time limit (they often prove it optimal,
   // and then CBC is not needed). They bound diffmaxima and convex plans too.
   std::optional<bounds::ThroughputBound> strong;
   if (!latency && !stopped()) {
-    const auto until = std::min(deadline, deadlineAfter(std::min(0.3 * options.timeLimitSeconds,
-                                                                 0.5 * std::max(0.0, secondsLeft()))));
+    const auto until = std::min(deadline, deadlineAfter(std::min(0.4 * options.timeLimitSeconds,
+                                                                 0.6 * std::max(0.0, secondsLeft()))));
     strong = bounds::throughputBound(w, totals, best.objective, until, options.interrupt);
   }
   phases.end("bound");
@@ -275,7 +275,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   if (!cbc.note.empty()) notes << "; " << cbc.note;
   notes << "; best plan from " << best.method;
   if (strong) {
-    const bool cbcWon = cbcOwnBound > strongBound && !boundCloses;
+    const bool cbcWon = cbcOwnBound > strongBound * (1 + 1e-9) && !boundCloses;
     notes << "; " << strong->describe() << "; the bound reported is "
           << (cbcWon ? "CBC's" : strong->winner());
   }

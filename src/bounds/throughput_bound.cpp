@@ -25,6 +25,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Past this many classes the MILP probes are not tried (their models grow
 /// with the square of the classes and CBC rarely finishes one).
 constexpr int kMilpClasses = 400;
+/// Past this many classes bounds 2 and 3 are not tried (their pairs would
+/// take more than about 100 MB), nor when their pairs would take more than
+/// half the memory limit, at about this many bytes each (the cut's value,
+/// the LP's column, row and coefficients).
+constexpr int kMaxClasses = 1500;
+constexpr double kBytesPerPair = 96;
 
 /// Whether the accelerators and cores can absorb every class at max-load T
 /// with classes split fractionally, and the classes only accelerators can
@@ -342,10 +348,18 @@ double workBound(const Workload& w, const objective::ClassTotals& totals) {
 
 ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals& totals,
                                 double upperBound, std::chrono::steady_clock::time_point deadline,
-                                const std::atomic<bool>* interrupt) {
+                                const std::atomic<bool>* interrupt, bool withMilp, double memoryBytes) {
   ThroughputBound result;
   result.work = workBound(w, totals);
   if (w.machine.maxFpgas == 0 || w.graph().numClasses == 0) return result;
+  // Bounds 2 and 3 keep a value per (representative, class) pair and an LP
+  // column per pair in a window: quadratic in the classes.
+  const double pairs = 0.5 * w.graph().numClasses * (w.graph().numClasses + 1.0);
+  if (w.graph().numClasses > kMaxClasses ||
+      (memoryBytes > 0 && pairs * kBytesPerPair > 0.5 * memoryBytes)) {
+    result.skipped = true;
+    return result;
+  }
   const ClassGraph cg = classGraph(w, totals);
   double hi = upperBound;
   if (!std::isfinite(hi)) {  // every block of a plan costs at most everything
@@ -366,6 +380,7 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
   // of each: can it prove the plan optimal (to the width)?
   auto until = deadline;
   for (const bool integer : {false, true}) {
+    if (integer && !withMilp) break;
     if (integer && deadline != std::chrono::steady_clock::time_point::max()) {
       // The MILP probes get half the time left: they rarely finish.
       until = std::chrono::steady_clock::now() + (deadline - std::chrono::steady_clock::now()) / 2;
@@ -409,6 +424,7 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
 std::string ThroughputBound::describe() const {
   std::ostringstream out;
   out << "lower bounds: work " << formatShortest(work);
+  if (skipped) out << " (too many classes for the representatives LP)";
   if (milpProbes > 0)
     out << ", covering MILP " << formatShortest(milp) << " (" << milpProbes << " probes)";
   if (probes > 0 || representatives > 0)

@@ -45,6 +45,7 @@ struct ThroughputBound {
   int milpProbes = 0;          ///< values of T the MILP was run for
   int pairsRuledOut = 0;       ///< (representative, class) pairs the minimum cuts excluded
   bool stopped = false;        ///< the deadline or the interrupt cut bound 2 short
+  bool skipped = false;        ///< too many classes (or too little memory) for bounds 2 and 3
   double value() const { return std::max({work, representatives, milp}); }
   /// Which bound gave value(): "work", "representatives LP" or "covering MILP".
   const char* winner() const {
@@ -62,8 +63,13 @@ double workBound(const Workload& workload, const objective::ClassTotals& totals)
 /// All three bounds. `upperBound` is a known max-load (a plan's; ∞ if none): the
 /// bisection searches below it. Bound 2 stops at `deadline` or on
 /// `interrupt` with the best T proven so far.
+/// `withMilp`: run bound 3 too (milp leaves it out: its own CBC run sees
+/// integrality, and gets the time instead). Bounds 2 and 3 take memory
+/// quadratic in the classes: they are skipped past 1,500 classes or when
+/// they would need more than half of `memoryBytes` (0: no limit).
 ThroughputBound throughputBound(const Workload& workload, const objective::ClassTotals& totals,
                                 double upperBound, std::chrono::steady_clock::time_point deadline,
-                                const std::atomic<bool>* interrupt = nullptr);
+                                const std::atomic<bool>* interrupt = nullptr, bool withMilp = true,
+                                double memoryBytes = 0);
 
 }  // namespace dnnplace::bounds

@@ -93,12 +93,14 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
 
   // Throughput: the bounds of bounds/throughput_bound.hpp below the best
   // start, with up to 40% of the time limit (they often prove it optimal,
-  // and then CBC is not needed). They bound diffmaxima and convex plans too.
+  // and then CBC is not needed), without the covering MILP (CBC's own
+  // model sees integrality). They bound diffmaxima and convex plans too.
   std::optional<bounds::ThroughputBound> strong;
   if (!latency && !stopped()) {
     const auto until = std::min(deadline, deadlineAfter(std::min(0.4 * options.timeLimitSeconds,
                                                                  0.6 * std::max(0.0, secondsLeft()))));
-    strong = bounds::throughputBound(w, totals, best.objective, until, options.interrupt);
+    strong = bounds::throughputBound(w, totals, best.objective, until, options.interrupt, false,
+                                     baseline::memoryLeft(w, options));
   }
   phases.end("bound");
   const double strongBound = strong ? strong->value() : 0;

@@ -48,8 +48,9 @@ SolveOutcome throughputBoundOutcome(const Workload& w, const SolveOptions& optio
   std::optional<SolveOutcome> plan = planToBound(w, options);
   phases.end("plan");
   const double upper = plan ? plan->objective : std::numeric_limits<double>::infinity();
-  const bounds::ThroughputBound bound =
-      bounds::throughputBound(w, totals, upper, deadline, options.interrupt);
+  const bounds::ThroughputBound bound = bounds::throughputBound(w, totals, upper, deadline,
+                                                                options.interrupt, true,
+                                                                baseline::memoryLeft(w, options));
   phases.end("bound");
   const bool interrupted = options.interrupt && options.interrupt->load();
   outcome.stop = interrupted     ? StopReason::Interrupt

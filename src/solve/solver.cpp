@@ -89,6 +89,7 @@ const std::vector<MethodInfo>& methods() {
        solveMilpWarmStarted,
        false,
        {WriteModel, Contiguity, Gap, Restarts, Replicate}},
+      // Latency: the branch in solveBound (src/solve/bound_method.cpp) and this flag.
       {"bound", true, false,
        "proves a lower bound on every placement's max-load; plan: dp's (or local-search's)",
        solveBound},

@@ -369,7 +369,8 @@ TEST(Cli, MessagesSayPlainlyWhatIsWrong) {
       writeTemp(R"({"maxSizePerFPGA": 100000, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes(0));
   const auto tooBig = writeTemp(R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 0, )" + nodes(1));
   const std::string known =
-      "dp, dp-linear, milp, pipedream, scotch, local-search, search, greedy, single, cpu, expert";
+      "dp, dp-linear, milp, bound, pipedream, scotch, local-search, search, greedy, single, cpu, "
+      "expert";
   const std::vector<std::tuple<std::string, int, std::string>> cases = {
       {"solve " + unsupported.string(), 3,
        "dp: node 2 is not supported on accelerators, and maxCPUs is 0"},

@@ -11,6 +11,7 @@
 #include "OsiClpSolverInterface.hpp"
 #include "baselines/common.hpp"
 #include "bounds/latency_bound.hpp"
+#include "bounds/throughput_bound.hpp"
 #include "milp/cbc_runner.hpp"
 #include "milp/limits.hpp"
 #include "milp/model.hpp"
@@ -90,9 +91,29 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
          std::min((latency ? 0.25 : 0.05) * options.timeLimitSeconds, 0.5 * secondsLeft()), &best);
   phases.end("polish start");
 
+  // Throughput: the bounds of bounds/throughput_bound.hpp below the best
+  // start, with up to 40% of the time limit (they often prove it optimal,
+  // and then CBC is not needed), without the covering MILP (CBC's own
+  // model sees integrality). They bound diffmaxima and convex plans too.
+  std::optional<bounds::ThroughputBound> strong;
+  if (!latency && !stopped()) {
+    const auto until = std::min(deadline, deadlineAfter(std::min(0.4 * options.timeLimitSeconds,
+                                                                 0.6 * std::max(0.0, secondsLeft()))));
+    strong = bounds::throughputBound(w, totals, best.objective, until, options.interrupt, false,
+                                     baseline::memoryLeft(w, options));
+  }
+  phases.end("bound");
+  const double strongBound = strong ? strong->value() : 0;
+  const bool boundCloses = best.objective < kInfinity &&
+                           strongBound >= best.objective * (1 - options.relativeGap);
+
   // The model the limits allow (for latency perhaps a smaller q), built
   // only while time is left.
-  const ModelChoice choice = chooseModel(w, options, secondsLeft());
+  ModelChoice choice = chooseModel(w, options, secondsLeft());
+  if (boundCloses && choice.build && options.writeModelPath.empty()) {
+    choice.build = false;
+    choice.note = "the lower bound proves the start optimal: no MILP was built";
+  }
   std::ostringstream notes;
   notes << (latency ? "latency, q = " + std::to_string(options.q)
                     : std::string("throughput") + (options.diffMaxima ? " (diffmaxima)" : "") +
@@ -132,6 +153,11 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     simpleBound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, options.q, deadline).value();
   else if (!model && !options.diffMaxima)
     simpleBound = objective::throughputLowerBound(w, totals);
+  simpleBound = std::max(simpleBound, strongBound);
+  // CBC's bound starts from the strong one.
+  if (solver && model->objectiveColumn >= 0 && strongBound > 0)
+    solver->setColLower(model->objectiveColumn,
+                        std::max(solver->getColLower()[model->objectiveColumn], strongBound));
   if (solver && !options.writeModelPath.empty()) writeModel(*solver, options.writeModelPath);
   phases.end("build");
 
@@ -141,8 +167,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     // Copying and presolving the model for that LP cannot be interrupted.
     const double given = std::min(std::max(0.2, 0.2 * options.timeLimitSeconds), secondsLeft());
     const double seconds = std::max(0.1, std::floor(given * 10) / 10);
-    std::string why =
-        "not given to CBC: completing it would take more than " + formatShortest(seconds) + " s";
+    std::string why = "not given to CBC: completing it would take more than " +
+                      formatShortest(seconds) + " s";
     if (choice.size.buildSeconds() <= seconds)
       start = completeSolution(*solver, model->integerValues(best.placement), seconds, &startObjective,
                                &why, options.interrupt);
@@ -189,6 +215,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     cbc.provenOptimal = cbc.provenInfeasible = false;
     cbc.bound = rootBound = -kInfinity;
   }
+  const double cbcOwnBound = std::max(cbc.bound, rootBound);
   cbc.bound = std::max({cbc.bound, rootBound, simpleBound});
   phases.end("branch and bound");
 
@@ -220,17 +247,16 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     outcome.stop = StopReason::MemoryLimit;
   else if (choice.limit != StopReason::None)
     outcome.stop = choice.limit;
-  else if (!cbc.provenOptimal && !cbc.provenInfeasible)
+  else if (!cbc.provenOptimal && !cbc.provenInfeasible && !boundCloses)
     outcome.stop = StopReason::TimeLimit;
   if (best.objective == kInfinity) {
     outcome.status = cbc.provenInfeasible ? SolveStatus::Infeasible : SolveStatus::NoPlan;
-    outcome.message = cbc.provenInfeasible
-                          ? "no placement satisfies the memory and device constraints"
-                          : "stopped before finding a feasible plan (" +
-                                (!skipped.empty()    ? skipped
-                                 : cbc.note.empty() ? std::string("interrupted")
-                                                    : cbc.note) +
-                                ")";
+    outcome.message = cbc.provenInfeasible ? "no placement satisfies the memory and device constraints"
+                                           : "stopped before finding a feasible plan (" +
+                                                 (!skipped.empty()   ? skipped
+                                                  : cbc.note.empty() ? std::string("interrupted")
+                                                                     : cbc.note) +
+                                                 ")";
     outcome.seconds = secondsSince(began);
     return outcome;
   }
@@ -245,10 +271,16 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   bound = std::max(0.0, std::min(bound, best.objective));
   outcome.lowerBound = bound;
   const bool withinGap = best.objective - bound <= options.relativeGap * best.objective + 1e-9;
-  outcome.status = cbc.provenOptimal && withinGap ? SolveStatus::Optimal : SolveStatus::Feasible;
+  outcome.status = (cbc.provenOptimal || boundCloses) && withinGap ? SolveStatus::Optimal
+                                                                   : SolveStatus::Feasible;
   if (interrupted) notes << "; interrupted";
   if (!cbc.note.empty()) notes << "; " << cbc.note;
   notes << "; best plan from " << best.method;
+  if (strong) {
+    const bool cbcWon = cbcOwnBound > strongBound * (1 + 1e-9) && !boundCloses;
+    notes << "; " << strong->describe() << "; the bound reported is "
+          << (cbcWon ? "CBC's" : strong->winner());
+  }
   outcome.message = notes.str();
   outcome.seconds = secondsSince(began);
   return outcome;

@@ -17,6 +17,7 @@
 #include "objective/class_totals.hpp"
 #include "preprocess/layers.hpp"
 #include "search/search.hpp"
+#include "solve/bound_method.hpp"
 #include "solve/warm_start.hpp"
 #include "util/deadline.hpp"
 #include "util/format.hpp"
@@ -89,6 +90,10 @@ const std::vector<MethodInfo>& methods() {
        solveMilpWarmStarted,
        false,
        {WriteModel, Contiguity, Gap, Restarts, Replicate}},
+      // Latency: the branch in solveBound (src/solve/bound_method.cpp) and this flag.
+      {"bound", true, false,
+       "proves a lower bound on every placement's max-load; plan: dp's (or local-search's)",
+       solveBound},
       {"pipedream",
        true,
        false,

@@ -1,0 +1,439 @@
+#include "bounds/throughput_bound.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <sstream>
+
+#include "OsiClpSolverInterface.hpp"
+#include "bounds/max_flow.hpp"
+#include "milp/cbc_runner.hpp"
+#include "milp/limits.hpp"
+#include "milp/model_builder.hpp"
+#include "util/deadline.hpp"
+#include "util/format.hpp"
+
+namespace dnnplace::bounds {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Past this many classes the MILP probes are not tried (their models grow
+/// with the square of the classes and CBC rarely finishes one).
+constexpr int kMilpClasses = 400;
+/// Past this many classes bounds 2 and 3 are not tried (their pairs would
+/// take more than about 100 MB), nor when their pairs would take more than
+/// half the memory limit, at about this many bytes each (the cut's value,
+/// the LP's column, row and coefficients).
+constexpr int kMaxClasses = 1500;
+constexpr double kBytesPerPair = 96;
+
+/// Whether the accelerators and cores can absorb every class at max-load T
+/// with classes split fractionally, and the classes only accelerators can
+/// take fit them by count (bound 1's test).
+bool workFits(const Workload& w, const objective::ClassTotals& totals, const std::vector<int>& byRatio,
+              double T) {
+  const Machine& m = w.machine;
+  double accelerator = 0, cpu = 0;
+  std::vector<int> flexible;
+  std::vector<double> pinned;  // latencies of the classes only an accelerator can take
+  for (int c : byRatio) {
+    const bool onAccelerator = totals.fitsAccelerator(c, m) && totals.acceleratorLatency[c] <= T;
+    const bool onCpu = m.maxCpus > 0 && totals.cpuLatency[c] <= T;
+    if (!onAccelerator && !onCpu) return false;
+    if (onAccelerator && onCpu)
+      flexible.push_back(c);
+    else if (onAccelerator) {
+      accelerator += totals.acceleratorLatency[c];
+      pinned.push_back(totals.acceleratorLatency[c]);
+    } else
+      cpu += totals.cpuLatency[c];
+  }
+  double room = m.maxFpgas * T - accelerator;
+  if (room < 0) return false;
+  // Classes do not split: an accelerator holds at most j classes of latency
+  // above T / (j + 1), so the i-th largest pinned class (0-based), of
+  // latency v, needs i + 1 ≤ k · floor(T / v) (j rounded up: never stricter).
+  std::sort(pinned.begin(), pinned.end(), std::greater<>());
+  for (std::size_t i = 0; i < pinned.size() && pinned[i] > 0; ++i)
+    if (static_cast<double>(i + 1) > m.maxFpgas * std::floor(T / pinned[i] * (1 + 1e-12))) return false;
+  // Most CPU time saved per accelerator time first.
+  for (int c : flexible) {
+    const double a = totals.acceleratorLatency[c];
+    const double take = a <= room ? 1.0 : room / a;
+    room -= take * a;
+    cpu += (1 - take) * totals.cpuLatency[c];
+  }
+  return cpu <= m.maxCpus * T;
+}
+
+/// The classes renumbered in a topological order (by their first node), with
+/// what bound 2 needs: per position, its latencies, size and whether it may
+/// use an accelerator, and the communication as hyperedges over positions:
+/// a block pays a hyperedge's cost when it holds some but not all members.
+struct ClassGraph {
+  int size = 0;
+  std::vector<double> work, cpuWork, bytes;
+  std::vector<char> onAccelerator;
+  struct Hyperedge {
+    std::vector<int> members;  ///< positions, ascending
+    double cost = 0;
+  };
+  std::vector<Hyperedge> edges;
+  std::vector<std::vector<int>> edgesOf;  ///< per position: its hyperedges
+};
+
+ClassGraph classGraph(const Workload& w, const objective::ClassTotals& totals) {
+  const Graph& g = w.graph();
+  ClassGraph cg;
+  cg.size = g.numClasses;
+  std::vector<int> position(g.numClasses, -1);
+  std::vector<int> classAt;
+  for (NodeIndex v : g.topologicalOrder)
+    if (position[g.classOf[v]] < 0) {
+      position[g.classOf[v]] = static_cast<int>(classAt.size());
+      classAt.push_back(g.classOf[v]);
+    }
+  for (int c : classAt) {
+    cg.work.push_back(totals.acceleratorLatency[c]);
+    cg.cpuWork.push_back(totals.cpuLatency[c]);
+    cg.bytes.push_back(totals.size[c]);
+    cg.onAccelerator.push_back(totals.fitsAccelerator(c, w.machine));
+  }
+  // A node's cost is paid by a block that splits {its class} ∪ {its
+  // successors' classes}; nodes with the same member set add up.
+  std::map<std::vector<int>, double> byMembers;
+  for (NodeIndex u = 0; u < w.numNodes(); ++u) {
+    if (g.outCost[u] <= 0) continue;
+    std::vector<int> members{position[g.classOf[u]]};
+    for (NodeIndex x : w.successors(u)) members.push_back(position[g.classOf[x]]);
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    if (members.size() > 1) byMembers[members] += g.outCost[u];
+  }
+  cg.edgesOf.resize(cg.size);
+  for (auto& [members, cost] : byMembers) {
+    for (int m : members) cg.edgesOf[m].push_back(static_cast<int>(cg.edges.size()));
+    cg.edges.push_back({members, cost});
+  }
+  return cg;
+}
+
+/// A block's accelerator load as a cut: node 0 the source (inside the
+/// block), 1 the sink (outside), 2 + p − r the class at position p ≥ r;
+/// positions where `inside` is false are the sink. With `withWork` a class
+/// inside pays its latency (arc to the sink), and every hyperedge the block
+/// splits pays its cost (Lawler's gadget: a member inside pulls `in` inside,
+/// a member outside pulls `out` outside, and in → out costs the cost). A
+/// minimum cut with r forced inside (the source arc of r has capacity `big`)
+/// is the cheapest such block. sourceArc[p − r]: the source arc of p
+/// (capacity 0 but r's), to force more classes in.
+template <class Inside>
+MaxFlow blockNetwork(const ClassGraph& cg, int r, const Inside& inside, bool withWork, double big,
+                     std::vector<int>* sourceArc) {
+  MaxFlow flow(2 + cg.size - r);
+  auto node = [&](int p) { return p >= r && inside(p) ? 2 + p - r : 1; };
+  sourceArc->assign(cg.size - r, -1);
+  for (int p = r; p < cg.size; ++p) {
+    if (!inside(p)) continue;
+    if (withWork && cg.work[p] > 0) flow.addArc(node(p), 1, cg.work[p]);
+    (*sourceArc)[p - r] = flow.addArc(0, node(p), p == r ? big : 0);
+  }
+  for (const auto& e : cg.edges) {
+    if (e.members.back() < r) continue;
+    bool any = false, outside = false;
+    for (int m : e.members) (node(m) == 1 ? outside : any) = true;
+    if (!any) continue;
+    if (outside) {  // a member outside: the hyperedge is split once any member is inside
+      const int in = flow.addNode();
+      flow.addArc(in, 1, e.cost);
+      for (int m : e.members)
+        if (node(m) != 1) flow.addArc(node(m), in, big);
+      continue;
+    }
+    const int in = flow.addNode(), out = flow.addNode();
+    flow.addArc(in, out, e.cost);
+    for (int m : e.members) {
+      flow.addArc(node(m), in, big);
+      flow.addArc(out, node(m), big);
+    }
+  }
+  return flow;
+}
+
+/// Capacities far above every finite cut, and the flow's zero.
+struct Scale {
+  double big = 1, epsilon = 1e-12;
+  explicit Scale(const ClassGraph& cg) {
+    double total = 0;
+    for (double a : cg.work) total += a;
+    for (const auto& e : cg.edges) total += e.cost;
+    big = 4 * total + 1;
+    epsilon = 1e-12 * (total + 1);
+  }
+};
+
+/// load[r][c − r]: the least accelerator load of a block that holds the
+/// classes at positions r and c and none before r (∞ when no such block
+/// fits: r or c may not use an accelerator, or both exceed its memory), by
+/// one minimum cut per r and that cut extended by one source arc per c.
+/// Rows not reached by the deadline are 0 (nothing ruled out).
+struct CheapestBlocks {
+  std::vector<std::vector<double>> load;
+  bool complete = true;
+};
+
+CheapestBlocks cheapestBlocks(const ClassGraph& cg, const Machine& machine, double upperBound,
+                              std::chrono::steady_clock::time_point deadline,
+                              const std::atomic<bool>* interrupt) {
+  CheapestBlocks result;
+  result.load.resize(cg.size);
+  const Scale scale(cg);
+  auto allowed = [&](int p) { return cg.onAccelerator[p] != 0; };
+  std::vector<int> sourceArc;
+  for (int r = 0; r < cg.size; ++r) {
+    auto& row = result.load[r];
+    row.assign(cg.size - r, 0.0);
+    if (!result.complete) continue;
+    if (pastLimit(deadline, interrupt)) {
+      result.complete = false;
+      continue;
+    }
+    if (!cg.onAccelerator[r]) {
+      std::fill(row.begin(), row.end(), kInf);
+      continue;
+    }
+    MaxFlow flow = blockNetwork(cg, r, allowed, true, scale.big, &sourceArc);
+    const double base = flow.augment(0, 1, scale.epsilon);
+    for (int c = r; c < cg.size; ++c) {
+      if (!cg.onAccelerator[c] || base >= scale.big ||
+          !objective::fitsMemory(cg.bytes[r] + (c == r ? 0 : cg.bytes[c]), machine)) {
+        row[c - r] = kInf;
+        continue;
+      }
+      if (base > upperBound || flow.sourceSide(2 + c - r)) {
+        row[c - r] = base;  // the cheapest block with r already holds c (or rules r out)
+        continue;
+      }
+      if ((c & 31) == 0 && pastLimit(deadline, interrupt)) {
+        result.complete = false;  // the rest of the row stays 0
+        break;
+      }
+      MaxFlow extended = flow;
+      extended.addCapacity(sourceArc[c - r], scale.big);
+      const double value = base + extended.augment(0, 1, scale.epsilon);
+      row[c - r] = value >= scale.big ? kInf : value;
+    }
+  }
+  return result;
+}
+
+/// The covering LP at max-load T (docs/bounds.md): the least number of
+/// accelerator blocks its relaxation needs (∞: none suffices). Block r may
+/// hold the classes c with cheapest(r, c) ≤ T (its window) and pays at least
+/// the cheapest cut around r inside its window, κ_r, so it holds at most
+/// T − κ_r of work. Nullopt when the simplex was stopped (deadline,
+/// interrupt) or ended unproven.
+std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
+                                   const CheapestBlocks& cheapest, double T, bool integer,
+                                   double seconds, int* ruledOut,
+                                   std::chrono::steady_clock::time_point deadline,
+                                   const std::atomic<bool>* interrupt) {
+  using milp::Linear;
+  const double keep = T * (1 + 1e-9);  // a cut above this rules a pair out
+  const Scale scale(cg);
+  milp::ModelBuilder b;
+  b.stopAt(deadline, interrupt);
+  std::vector<Linear> cover(cg.size);
+  // Memory in units of one accelerator's (bytes would make the LP badly scaled).
+  const double unit = machine.maxSizePerFpga > 0 ? 1 / machine.maxSizePerFpga : 1;
+  *ruledOut = 0;
+  std::vector<int> sourceArc;
+  Linear opened;  // the blocks
+  for (int r = 0; r < cg.size; ++r) {
+    const auto& row = cheapest.load[r];
+    auto inWindow = [&](int p) {
+      return p >= r && cg.onAccelerator[p] && cg.work[p] <= T && row[p - r] <= keep;
+    };
+    if (!inWindow(r)) continue;
+    for (int c = r; c < cg.size; ++c) *ruledOut += cg.onAccelerator[c] && !inWindow(c);
+    if (pastLimit(deadline, interrupt)) return std::nullopt;
+    MaxFlow flow = blockNetwork(cg, r, inWindow, false, scale.big, &sourceArc);
+    const double forced = flow.augment(0, 1, scale.epsilon);  // κ_r
+    const double room = T - forced;
+    if (room < cg.work[r]) continue;
+    const int open = b.addColumn(milp::name("open", {r}), 0, 1, 1, integer);
+    opened.add(open, 1);
+    cover[r].add(open, 1);
+    Linear work, memory;
+    work.add(open, cg.work[r] - room);
+    memory.add(open, unit * cg.bytes[r] - 1);
+    for (int c = r + 1; c < cg.size; ++c) {
+      if (!inWindow(c)) continue;
+      const int share = b.addColumn(milp::name("share", {r, c}), 0, 1, 0, integer);
+      cover[c].add(share, 1);
+      work.add(share, cg.work[c]);
+      memory.add(share, unit * cg.bytes[c]);
+      Linear holds;  // block r holds c only if it is open
+      holds.add(share, 1).add(open, -1);
+      b.addRow(milp::name("holds", {r, c}), holds, -milp::kInfinity, 0);
+    }
+    b.addRow(milp::name("work", {r}), work, -milp::kInfinity, 0);
+    b.addRow(milp::name("memory", {r}), memory, -milp::kInfinity, 0);
+  }
+  Linear cpu;
+  if (machine.maxCpus > 0)
+    for (int c = 0; c < cg.size; ++c)
+      if (cg.cpuWork[c] <= T) {
+        const int q = b.addColumn(milp::name("cpu", {c}), 0, 1, 0, integer);
+        cover[c].add(q, 1);
+        cpu.add(q, cg.cpuWork[c]);
+      }
+  for (int c = 0; c < cg.size; ++c) {
+    if (cover[c].terms.empty()) return kInf;  // class c fits no block at T
+    b.addRow(milp::name("cover", {c}), cover[c], 1, 1);
+  }
+  if (!cpu.terms.empty()) b.addRow("cpuTime", cpu, -milp::kInfinity, machine.maxCpus * T);
+  // The MILP's decision: at most k blocks; CBC proving it infeasible proves T.
+  if (integer) b.addRow("blocks", opened, -milp::kInfinity, machine.maxFpgas);
+  std::unique_ptr<OsiClpSolverInterface> solver = b.build();
+  solver->messageHandler()->setLogLevel(0);
+  solver->getModelPtr()->setLogLevel(0);
+  auto fired = std::make_shared<std::atomic<bool>>(false);
+  milp::stopSimplexAt(*solver, deadline, interrupt, fired);
+  if (integer) {
+    SolveOptions limits;
+    limits.timeLimitSeconds = seconds;
+    limits.interrupt = interrupt;
+    const milp::CbcResult cbc = milp::runCbc(*solver, {}, 0, limits, std::chrono::steady_clock::now());
+    if (*fired || !cbc.provenInfeasible) return std::nullopt;
+    return kInf;
+  }
+  milp::leakingOnThrow(solver, [&] { solver->initialSolve(); });
+  if (*fired) return std::nullopt;
+  if (solver->isProvenPrimalInfeasible()) return kInf;
+  if (!solver->isProvenOptimal()) return std::nullopt;
+  return solver->getObjValue();
+}
+
+}  // namespace
+
+double workBound(const Workload& w, const objective::ClassTotals& totals) {
+  const int classes = w.graph().numClasses;
+  if (classes == 0 || w.machine.maxFpgas + w.machine.maxCpus == 0) return 0;
+  std::vector<int> byRatio(classes);
+  std::iota(byRatio.begin(), byRatio.end(), 0);
+  auto saved = [&](int c) {  // CPU time saved per accelerator time
+    const double a = totals.acceleratorLatency[c];
+    return a > 0 ? totals.cpuLatency[c] / a : kInf;
+  };
+  std::stable_sort(byRatio.begin(), byRatio.end(), [&](int a, int b) { return saved(a) > saved(b); });
+  double hi = 0;
+  for (int c = 0; c < classes; ++c)
+    hi += std::max(totals.fitsAccelerator(c, w.machine) ? totals.acceleratorLatency[c] : 0.0,
+                   w.machine.maxCpus > 0 ? totals.cpuLatency[c] : 0.0);
+  const double trivial = objective::throughputLowerBound(w, totals);
+  if (!workFits(w, totals, byRatio, hi)) return trivial;  // some class fits nowhere
+  double lo = 0;  // invariant: nothing fits at lo (or lo = 0), everything at hi
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (workFits(w, totals, byRatio, mid) ? hi : lo) = mid;
+  }
+  return std::max(trivial, lo);
+}
+
+ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals& totals,
+                                double upperBound, std::chrono::steady_clock::time_point deadline,
+                                const std::atomic<bool>* interrupt, bool withMilp, double memoryBytes) {
+  ThroughputBound result;
+  result.work = workBound(w, totals);
+  if (w.machine.maxFpgas == 0 || w.graph().numClasses == 0) return result;
+  // Bounds 2 and 3 keep a value per (representative, class) pair and an LP
+  // column per pair in a window: quadratic in the classes.
+  const double pairs = 0.5 * w.graph().numClasses * (w.graph().numClasses + 1.0);
+  if (w.graph().numClasses > kMaxClasses ||
+      (memoryBytes > 0 && pairs * kBytesPerPair > 0.5 * memoryBytes)) {
+    result.skipped = true;
+    return result;
+  }
+  const ClassGraph cg = classGraph(w, totals);
+  double hi = upperBound;
+  if (!std::isfinite(hi)) {  // every block of a plan costs at most everything
+    hi = 0;
+    for (int c = 0; c < cg.size; ++c) hi += std::max(cg.work[c], cg.cpuWork[c]);
+    for (const auto& e : cg.edges) hi += e.cost;
+  }
+  double lo = result.work;
+  if (!(hi > lo)) return result;
+  const CheapestBlocks cheapest = cheapestBlocks(cg, w.machine, hi, deadline, interrupt);
+  result.stopped = !cheapest.complete;  // fewer pairs ruled out: a weaker LP, still valid
+  bool stop = false;
+  const double k = w.machine.maxFpgas;
+  // Bisection: lo is proven (no placement has max-load below it), the
+  // probes could not prove top. Stop at a relative width of 1e-4.
+  // LP probes, then (with the time left) MILP probes of the same covering,
+  // which also see that classes do not split (bin packing). The first probe
+  // of each: can it prove the plan optimal (to the width)?
+  auto until = deadline;
+  for (const bool integer : {false, true}) {
+    if (integer && !withMilp) break;
+    if (integer && deadline != std::chrono::steady_clock::time_point::max()) {
+      // The MILP probes get half the time left: they rarely finish.
+      until = std::chrono::steady_clock::now() + (deadline - std::chrono::steady_clock::now()) / 2;
+    }
+    double top = hi;
+    double probe = top * (1 - 0.5e-4);
+    while (top - lo > 1e-4 * top && !stop) {
+      const double left =
+          std::chrono::duration<double>(until - std::chrono::steady_clock::now()).count();
+      if (integer && left < 0.2) break;
+      int ruledOut = 0;
+      std::optional<double> blocks;
+      try {
+        blocks = blocksNeeded(cg, w.machine, cheapest, probe, integer, std::clamp(left / 3, 0.2, 20.0),
+                              &ruledOut, until, interrupt);
+      } catch (const milp::BuildStopped&) {
+        stop = true;
+        break;
+      }
+      if (pastLimit(until, interrupt)) stop = true;
+      if (!blocks && !integer) {
+        stop = true;
+        break;
+      }
+      ++(integer ? result.milpProbes : result.probes);
+      result.pairsRuledOut = std::max(result.pairsRuledOut, ruledOut);
+      if (blocks && *blocks > k * (1 + 1e-7) + 1e-7) {
+        lo = probe;
+        (integer ? result.milp : result.representatives) = probe;
+      } else {
+        top = probe;  // not proven: a MILP probe that ran out of time, too
+      }
+      probe = 0.5 * (lo + top);
+    }
+    if (w.graph().numClasses > kMilpClasses) break;
+  }
+  result.stopped = result.stopped || stop;
+  return result;
+}
+
+std::string ThroughputBound::describe() const {
+  std::ostringstream out;
+  out << "lower bounds: work " << formatShortest(work);
+  if (skipped) out << " (too many classes for the representatives LP)";
+  if (milpProbes > 0)
+    out << ", covering MILP " << formatShortest(milp) << " (" << milpProbes << " probes)";
+  if (probes > 0 || representatives > 0)
+    out << ", representatives LP " << formatShortest(representatives) << " (" << probes << " probes, "
+        << pairsRuledOut << " block pairs ruled out by minimum cuts"
+        << (stopped ? ", stopped by the time limit" : "") << ")";
+  else if (stopped)
+    out << ", representatives LP not reached within the time limit";
+  return out.str();
+}
+
+}  // namespace dnnplace::bounds

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "bounds/latency_paths.hpp"
 #include "objective/class_totals.hpp"
 
 namespace dnnplace {
@@ -190,11 +191,10 @@ std::vector<int> runStarts(const Workload& workload, const std::vector<NodeIndex
   return start;
 }
 
-}  // namespace
-
-LatencyLowerBound latencyLowerBound(const Workload& workload,
-                                    const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
-                                    std::chrono::steady_clock::time_point deadline) {
+/// Bounds 1 and 2.
+LatencyLowerBound pathOnlyBounds(const Workload& workload, const std::vector<char>& acceleratorAllowed,
+                                 bool cpuAllowed, int q,
+                                 std::chrono::steady_clock::time_point deadline) {
   LatencyLowerBound bound;
   const int numNodes = workload.numNodes();
   if (numNodes == 0) return bound;
@@ -315,6 +315,20 @@ LatencyLowerBound latencyLowerBound(const Workload& workload,
       high = penalty;
     if (best.runs == data.maxRuns) break;
   }
+  return bound;
+}
+
+}  // namespace
+
+LatencyLowerBound latencyLowerBound(const Workload& workload,
+                                    const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
+                                    std::chrono::steady_clock::time_point deadline) {
+  LatencyLowerBound bound = pathOnlyBounds(workload, acceleratorAllowed, cpuAllowed, q, deadline);
+  if (pastDeadline(deadline)) return bound;
+  const LatencyPathBound paths =
+      latencyPathBound(workload, acceleratorAllowed, cpuAllowed, q, deadline);
+  bound.intervalPath = paths.value;
+  bound.intervalPaths = paths.pathsTried;
   return bound;
 }
 

@@ -39,9 +39,14 @@ struct LatencyLowerBound {
   /// The split path's limit on runs was relaxed (a weaker bound than the
   /// exact one) or its deadline cut it short.
   bool splitPathRelaxed = false;
+  double intervalPath = 0;  ///< bound 3 (latency_paths.hpp), 0 when not computed
+  int intervalPaths = 0;    ///< paths bound 3 tried
   /// Per node: the compute path ending there, a bound on its finish time.
   std::vector<double> earliestFinish;
-  double value() const { return splitPath > computePath ? splitPath : computePath; }
+  double value() const {
+    const double two = splitPath > computePath ? splitPath : computePath;
+    return intervalPath > two ? intervalPath : two;
+  }
 };
 
 /// acceleratorAllowed: per class, whether it may run on an accelerator

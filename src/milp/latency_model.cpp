@@ -117,12 +117,15 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   // counts force onto the critical path, which the big-M relaxation cannot
   // see; as the latency column's floor it also lets CBC stop once an
   // incumbent reaches it.
+  // The interval path (bound 3) is reported beside CBC's bound but kept out
+  // of the column: as a floor close to the optimum it leaves CBC's own
+  // bound a rounding below the objective when its search ends.
   const LatencyLowerBound bound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q, deadline);
   const std::vector<double>& head = bound.earliestFinish;
-  const double floor = bound.value();
+  const double floor = std::max(bound.computePath, bound.splitPath);
   const double timeUpper = upperBound == kInfinity ? kInfinity : bigM;
   const int latency = b.addColumn("latency", std::min(floor, timeUpper), timeUpper, 1, false);
-  m.simpleBound = floor;
+  m.simpleBound = bound.value();
   m.objectiveColumn = latency;
   std::vector<int> finish(n);
   for (NodeIndex v = 0; v < n; ++v)

@@ -27,6 +27,9 @@ constexpr int kStalePaths = 400;
 constexpr std::size_t kRefined = 8;
 constexpr std::size_t kMaxRefineLength = 1500;
 constexpr int kMaxRefineNodes = 4096;
+/// A path with at most this many feasible runs has them all priced by cuts
+/// at once; past it, only those the best split uses, again and again.
+constexpr std::size_t kEagerRuns = 40000;
 
 using Word = std::uint64_t;
 
@@ -50,6 +53,7 @@ void setBit(Word* row, int i) { row[i >> 6] |= Word{1} << (i & 63); }
 /// The value is that of a flow it found, so never above the minimum cut.
 class MaxFlow {
  public:
+  void grow(int nodes) { head_.resize(nodes, -1); }
   void reset(int nodes) {
     head_.assign(nodes, -1);
     to_.clear();
@@ -138,7 +142,14 @@ class PathProgram {
         last_(t.n),
         closure_(1, t.n),
         down_(1, t.n),
-        up_(1, t.n) {}
+        up_(1, t.n) {
+    id_.resize(t.n);
+    for (int c = 0; c < t.w.graph().numClasses; ++c) {
+      const auto members = t.w.classMembers(c);
+      for (std::size_t k = 1; k < members.size(); ++k)
+        classLinks_.emplace_back(members[k - 1], members[k]);
+    }
+  }
 
   /// The least time over the path's splits (∞ when no split is feasible).
   double evaluate(const std::vector<NodeIndex>& path, bool* limitDropped,
@@ -207,6 +218,17 @@ class PathProgram {
         runsFrom(j, length,
                  [&](int i, double time) { runTime[static_cast<std::size_t>(j) * length + i] = time; });
     }
+    // Few runs: price them all at once (one dynamic program); else lazily.
+    const std::size_t feasible = static_cast<std::size_t>(
+        std::count_if(runTime.begin(), runTime.end(), [](double x) { return x < kInfinity; }));
+    if (feasible <= kEagerRuns)
+      for (std::size_t at = 0; at < cells; ++at) {
+        if (runTime[at] == kInfinity) continue;
+        if ((at & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+        priced[at] = 1;
+        runTime[at] = std::max(runTime[at],
+                               cutTime(static_cast<int>(at / length), static_cast<int>(at % length)));
+      }
     const bool layered = std::min(t_.maxRuns, length) <= kMaxLayers;
     const int layers = layered ? std::min(t_.maxRuns, length) + 1 : 2;
     const std::size_t width = static_cast<std::size_t>(length) + 1;
@@ -290,12 +312,13 @@ class PathProgram {
 
   /// The run p_j … p_i priced by a minimum cut: its piece S holds the
   /// closure C and none of the nodes it cannot hold (reaching p_{j-1},
-  /// reached from p_{i+1}, not on accelerators); every other node is in S
-  /// (its fpgaLatency paid) or not; a node outside S feeding S pays its
-  /// cost once, and so does a node of S feeding one outside. Memory and
-  /// classes beyond C are relaxed away. Sink side = S; node v, its sending
-  /// port n + v (cut v → port: v ∉ S feeds S), its receiving port 2n + v
-  /// (cut port → v: v ∈ S feeds a node outside).
+  /// reached from p_{i+1}, not on accelerators, a class that does not fit
+  /// beside C's, at q = 1 a class with such a member); every other node
+  /// (free) is in S, its fpgaLatency paid, or not; a node outside S feeding
+  /// S pays its cost once, and so does a node of S feeding one outside.
+  /// Memory beyond that is relaxed away. The network: the source is outside
+  /// S, the sink C; free nodes, and ports that pay a cost once for all of a
+  /// node's edges.
   double cutTime(int j, int i) {
     const std::vector<NodeIndex>& path = *path_;
     resetClosure();
@@ -305,27 +328,77 @@ class PathProgram {
       add(path[t]);
       closeUp();
     }
-    const double inside = fpga_;
-    const int n = t_.n, source = 3 * n, sink = 3 * n + 1;
-    flow_.reset(3 * n + 2);
+    const auto& classOf = t_.w.graph().classOf;
+    const int n = t_.n;
+    enum Kind : char { kOutside, kInside, kFree };
+    std::vector<char>& kind = kind_;
+    std::vector<int>& id = id_;
+    kind.assign(n, kOutside);
+    outsideClass_.assign(t_.w.graph().numClasses, 0);
     for (NodeIndex v = 0; v < n; ++v) {
+      const int c = classOf[v];
+      const bool tooLarge =
+          classCount_[c] == 0 &&
+          !objective::fitsMemory((memory_ + t_.classSize[c]) * (1 - 1e-12), t_.w.machine);
       if (inClosure_[v])
-        flow_.edge(v, sink, kInfinity);
-      else if (first_[v] < j || last_[v] > i || !t_.accelerator[v])
-        flow_.edge(source, v, kInfinity);
-      else if (t_.fpgaTime[v] > 0)
-        flow_.edge(source, v, t_.fpgaTime[v]);
-      if (t_.cost[v] <= 0 || t_.w.successors(v).empty()) continue;
-      flow_.edge(v, n + v, t_.cost[v]);
-      flow_.edge(2 * n + v, v, t_.cost[v]);
+        kind[v] = kInside;
+      else if (first_[v] >= j && last_[v] <= i && t_.accelerator[v] && !tooLarge)
+        kind[v] = kFree;
+      else
+        outsideClass_[c] = 1;
+    }
+    constexpr int source = 0, sink = 1;
+    int nodes = 2;
+    for (NodeIndex v = 0; v < n; ++v) {
+      if (kind[v] == kFree && t_.q == 1 && outsideClass_[classOf[v]]) kind[v] = kOutside;
+      id[v] = kind[v] == kFree ? nodes++ : kind[v] == kInside ? sink : source;
+    }
+    flow_.reset(nodes);
+    double fixed = 0;
+    auto port = [&] {
+      flow_.grow(++nodes);
+      return nodes - 1;
+    };
+    for (NodeIndex v = 0; v < n; ++v) {
+      if (kind[v] == kFree && t_.fpgaTime[v] > 0) flow_.edge(source, id[v], t_.fpgaTime[v]);
+      if (t_.cost[v] <= 0) continue;
+      bool feedsInside = false, feedsFree = false, feedsOutside = false;
       for (NodeIndex x : t_.w.successors(v)) {
-        flow_.edge(n + v, x, kInfinity);
-        flow_.edge(x, 2 * n + v, kInfinity);
+        feedsInside |= kind[x] == kInside;
+        feedsFree |= kind[x] == kFree;
+        feedsOutside |= kind[x] == kOutside;
+      }
+      // v outside S, feeding S: cost(v) once.
+      if (kind[v] == kOutside && feedsInside) {
+        fixed += t_.cost[v];
+      } else if (kind[v] != kInside && (feedsFree || feedsInside)) {
+        const int p = port();
+        flow_.edge(id[v], p, t_.cost[v]);
+        for (NodeIndex x : t_.w.successors(v))
+          if (kind[x] != kOutside) flow_.edge(p, id[x], kInfinity);
+      }
+      // v in S, feeding a node outside: cost(v) once.
+      if (kind[v] == kInside && feedsOutside) {
+        fixed += t_.cost[v];
+      } else if (kind[v] == kFree && feedsOutside) {
+        flow_.edge(source, id[v], t_.cost[v]);
+      } else if (kind[v] != kOutside && feedsFree) {
+        const int p = port();
+        for (NodeIndex x : t_.w.successors(v))
+          if (kind[x] == kFree) flow_.edge(id[x], p, kInfinity);
+        flow_.edge(p, id[v], t_.cost[v]);
       }
     }
-    const double cut = flow_.run(source, sink);
+    if (t_.q == 1)  // one piece per accelerator: a class is all in S or all out
+      for (const auto& [a, b] : classLinks_)
+        if (kind[a] == kFree && kind[b] == kFree) {
+          flow_.edge(id[a], id[b], kInfinity);
+          flow_.edge(id[b], id[a], kInfinity);
+        }
+    const double inside = fpga_;
+    const double cut = nodes > 2 ? flow_.run(source, sink) : 0;
     resetClosure();
-    return inside + cut * (1 - 1e-9);
+    return inside + fixed + cut * (1 - 1e-9);
   }
 
   /// Calls run(i, time) for every feasible run p_j … p_i with its time's bound.
@@ -445,6 +518,9 @@ class PathProgram {
 
   const Tables& t_;
   MaxFlow flow_;
+  std::vector<std::pair<NodeIndex, NodeIndex>> classLinks_;  ///< consecutive members of a class
+  std::vector<char> kind_, outsideClass_;                    ///< cutTime's
+  std::vector<int> id_;
   const std::vector<NodeIndex>* path_ = nullptr;
   std::vector<char> inClosure_, isPredecessor_;
   std::vector<int> classCount_;

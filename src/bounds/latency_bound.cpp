@@ -329,6 +329,8 @@ LatencyLowerBound latencyLowerBound(const Workload& workload,
       latencyPathBound(workload, acceleratorAllowed, cpuAllowed, q, deadline);
   bound.intervalPath = paths.value;
   bound.intervalPaths = paths.pathsTried;
+  for (const std::vector<int>* plan : {&paths.plan, &paths.closurePlan})
+    if (!plan->empty()) bound.suggestedPlans.push_back(*plan);
   return bound;
 }
 

@@ -41,6 +41,10 @@ struct LatencyLowerBound {
   bool splitPathRelaxed = false;
   double intervalPath = 0;  ///< bound 3 (latency_paths.hpp), 0 when not computed
   int intervalPaths = 0;    ///< paths bound 3 tried
+  /// Bound 3's best split read as plans (LatencyPathBound::plan and
+  /// closurePlan, when not empty): per node an accelerator, or -1 for a CPU
+  /// core. Seeds, not necessarily feasible.
+  std::vector<std::vector<int>> suggestedPlans;
   /// Per node: the compute path ending there, a bound on its finish time.
   std::vector<double> earliestFinish;
   double value() const {

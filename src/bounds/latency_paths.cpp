@@ -54,6 +54,22 @@ void setBit(Word* row, int i) { row[i >> 6] |= Word{1} << (i & 63); }
 class MaxFlow {
  public:
   void grow(int nodes) { head_.resize(nodes, -1); }
+  /// After run(): the nodes the source reaches in the residual network.
+  std::vector<char> reachable(int source) const {
+    std::vector<char> seen(head_.size(), 0);
+    std::vector<int> stack{source};
+    seen[source] = 1;
+    while (!stack.empty()) {
+      const int v = stack.back();
+      stack.pop_back();
+      for (int e = head_[v]; e >= 0; e = next_[e])
+        if (capacity_[e] > kTiny && !seen[to_[e]]) {
+          seen[to_[e]] = 1;
+          stack.push_back(to_[e]);
+        }
+    }
+    return seen;
+  }
   void reset(int nodes) {
     head_.assign(nodes, -1);
     to_.clear();
@@ -263,12 +279,14 @@ class PathProgram {
       value = best[layer * width + length];
       if (value == kInfinity || std::chrono::steady_clock::now() > deadline) break;
       bool raised = false;
+      split_.clear();
       for (int i = length - 1; i >= 0;) {
         const int j = from[layer * width + i + 1];
         if (j < 0) {
           --i;
           continue;
         }
+        split_.emplace_back(j, i);
         const std::size_t at = static_cast<std::size_t>(j) * length + i;
         if (!priced[at]) {
           priced[at] = 1;
@@ -288,6 +306,50 @@ class PathProgram {
     }
     for (NodeIndex v : path) position_[v] = -1;
     return value;
+  }
+
+  /// Placements read off refine()'s best split of `path` (which it runs
+  /// again): run r's closure on accelerator r, everything else on CPU cores
+  /// (-1), in `closures` (feasible at q = 1: the closures are disjoint,
+  /// fit, and no path leads from a later one back to an earlier); in
+  /// `withCuts` also the nodes each cut keeps inside, while they fit (a node
+  /// claimed twice keeps the first). Both empty when the split has more
+  /// runs than accelerators.
+  void plansOf(const std::vector<NodeIndex>& path, std::vector<int>* closures,
+               std::vector<int>* withCuts) {
+    refine(path, std::chrono::steady_clock::time_point::max());
+    const std::vector<std::pair<int, int>> split = split_;
+    closures->clear();
+    withCuts->clear();
+    if (static_cast<int>(split.size()) > t_.w.machine.maxFpgas) return;
+    std::vector<int> device(t_.n, -1);
+    std::vector<double> memory(split.size(), 0);
+    std::vector<int> classDevice(t_.w.graph().numClasses, -1);
+    prepare(path);
+    std::vector<NodeIndex> inside;
+    for (int pass = 0; pass < 2; ++pass) {  // closures first, then what the cuts add
+      for (std::size_t r = 0; r < split.size(); ++r) {
+        cutTime(split[r].first, split[r].second, pass == 0 ? nullptr : &inside);
+        for (NodeIndex v : pass == 0 ? lastClosure_ : inside) {
+          const int c = t_.w.graph().classOf[v];
+          if (device[v] >= 0 || (classDevice[c] >= 0 && classDevice[c] != static_cast<int>(r)))
+            continue;
+          if (classDevice[c] < 0) {
+            if (pass == 1 && !objective::fitsMemory(memory[r] + t_.classSize[c], t_.w.machine))
+              continue;
+            memory[r] += t_.classSize[c];
+            classDevice[c] = static_cast<int>(r);
+          }
+          device[v] = static_cast<int>(r);
+        }
+      }
+      if (pass == 0) *closures = device;
+    }
+    // A class split by the cuts' additions goes whole to its accelerator.
+    for (NodeIndex v = 0; v < t_.n; ++v)
+      if (classDevice[t_.w.graph().classOf[v]] >= 0) device[v] = classDevice[t_.w.graph().classOf[v]];
+    *withCuts = device;
+    for (NodeIndex v : path) position_[v] = -1;
   }
 
  private:
@@ -319,7 +381,7 @@ class PathProgram {
   /// Memory beyond that is relaxed away. The network: the source is outside
   /// S, the sink C; free nodes, and ports that pay a cost once for all of a
   /// node's edges.
-  double cutTime(int j, int i) {
+  double cutTime(int j, int i, std::vector<NodeIndex>* keptInside = nullptr) {
     const std::vector<NodeIndex>& path = *path_;
     resetClosure();
     j_ = j;
@@ -397,6 +459,13 @@ class PathProgram {
         }
     const double inside = fpga_;
     const double cut = nodes > 2 ? flow_.run(source, sink) : 0;
+    lastClosure_ = members_;
+    if (keptInside) {  // the free nodes the source cannot reach in the residual network
+      keptInside->clear();
+      const std::vector<char> reached = flow_.reachable(source);
+      for (NodeIndex v = 0; v < n; ++v)
+        if (kind[v] == kFree && !reached[id[v]]) keptInside->push_back(v);
+    }
     resetClosure();
     return inside + fixed + cut * (1 - 1e-9);
   }
@@ -521,6 +590,8 @@ class PathProgram {
   std::vector<std::pair<NodeIndex, NodeIndex>> classLinks_;  ///< consecutive members of a class
   std::vector<char> kind_, outsideClass_;                    ///< cutTime's
   std::vector<int> id_;
+  std::vector<std::pair<int, int>> split_;  ///< refine()'s last best split: runs (j, i)
+  std::vector<NodeIndex> lastClosure_;      ///< cutTime()'s closure
   const std::vector<NodeIndex>* path_ = nullptr;
   std::vector<char> inClosure_, isPredecessor_;
   std::vector<int> classCount_;
@@ -678,12 +749,17 @@ LatencyPathBound latencyPathBound(const Workload& w, const std::vector<char>& ac
       if (top.size() > kRefined) top.pop_back();
     }
   result.beforeCuts = result.value;
+  std::vector<NodeIndex> bestPath;
   if (n <= kMaxRefineNodes)
     for (const auto& [value, path] : top) {
       if (std::chrono::steady_clock::now() > deadline || path.size() > kMaxRefineLength) continue;
+      const double before = result.value;
       consider(program.refine(path, deadline), path);
+      if (result.value > before || bestPath.empty()) bestPath = path;
       ++result.pathsRefined;
     }
+  if (!bestPath.empty() && std::chrono::steady_clock::now() < deadline)
+    program.plansOf(bestPath, &result.closurePlan, &result.plan);
   return result;
 }
 

@@ -35,6 +35,12 @@ struct LatencyPathBound {
   int bestPathNodes = 0;         ///< length of the path that gave `value`
   bool skipped = false;          ///< the graph is too large for its reachability tables
   bool runLimitDropped = false;  ///< k·q runs was too many to count (a weaker bound)
+  /// Plans suggested by the best refined path's split: per node an
+  /// accelerator index, or -1 for a CPU core; empty when none. Seeds for
+  /// the solvers, to be re-checked: `closurePlan` puts each run's closure
+  /// on its own accelerator (feasible at q = 1 when CPU cores exist),
+  /// `plan` adds what the runs' cuts keep inside, where it fits.
+  std::vector<int> plan, closurePlan;
 };
 
 /// acceleratorAllowed, cpuAllowed and q as latencyLowerBound takes them;

@@ -8,7 +8,7 @@ namespace dnnplace::milp {
 
 Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
                    int q, double upperBound, std::chrono::steady_clock::time_point deadline,
-                   const std::atomic<bool>* interrupt) {
+                   const std::atomic<bool>* interrupt, const LatencyLowerBound* known) {
   Model m;
   m.builder.stopAt(deadline, interrupt);
   const int k = w.machine.maxFpgas, n = w.numNodes();
@@ -120,7 +120,8 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   // The interval path (bound 3) is reported beside CBC's bound but kept out
   // of the column: as a floor close to the optimum it leaves CBC's own
   // bound a rounding below the objective when its search ends.
-  const LatencyLowerBound bound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q, deadline);
+  const LatencyLowerBound bound =
+      known ? *known : latencyLowerBound(w, allowed.accelerator, allowed.cpu, q, deadline);
   const std::vector<double>& head = bound.earliestFinish;
   const double floor = std::max(bound.computePath, bound.splitPath);
   const double timeUpper = upperBound == kInfinity ? kInfinity : bigM;

@@ -90,6 +90,31 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
          std::min((latency ? 0.25 : 0.05) * options.timeLimitSeconds, 0.5 * secondsLeft()), &best);
   phases.end("polish start");
 
+  // Latency: the bound first (the model needs it too); its best split,
+  // read as plans and each polished, gives more starts.
+  std::optional<LatencyLowerBound> latencyBound;
+  if (latency) {
+    latencyBound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, options.q, deadline);
+    phases.end("latency bound");
+    for (const std::vector<int>& plan : latencyBound->suggestedPlans) {
+      Placement p;
+      p.numAccelerators = w.machine.maxFpgas;
+      p.numCpus = w.machine.maxCpus;
+      p.deviceOf.resize(w.numNodes());
+      for (NodeIndex v = 0; v < w.numNodes(); ++v)
+        p.deviceOf[v] = plan[v] >= 0 ? plan[v] : Placement::cpuDevice(p.numAccelerators, 0);
+      if (!objective::matchesMachine(w, p) || !objective::placementProblem(w, p).empty()) continue;
+      p = canonical(w, p, latency);
+      const auto value = objectiveFor(w, p, options);
+      if (!value) continue;
+      Candidate split{p, *value, "bound split"};
+      polish(w, options, allowed, std::min(0.05 * options.timeLimitSeconds, 0.25 * secondsLeft()),
+             &split);
+      if (split.objective < best.objective * (1 - 1e-12)) best = split;
+    }
+    phases.end("bound split");
+  }
+
   // The model the limits allow (for latency perhaps a smaller q), built
   // only while time is left.
   const ModelChoice choice = chooseModel(w, options, secondsLeft());
@@ -109,8 +134,9 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
                                                              : "no time was left to build the model";
   if (skipped.empty() || shrunk) {
     try {
+      const bool sameQ = latencyBound && choice.q == options.q;
       model = latency ? latencyModel(w, totals, allowed, choice.q, best.objective, deadline,
-                                     options.interrupt)
+                                     options.interrupt, sameQ ? &*latencyBound : nullptr)
                       : throughputModel(w, totals, allowed, options, deadline);
       solver = model->builder.build();
       notes << "; model " << model->builder.numRows() << " rows, " << model->builder.numColumns()
@@ -129,7 +155,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   if (!skipped.empty()) notes << "; " << skipped;
   if (model) simpleBound = model->simpleBound;
   if (latency && (shrunk || !model))  // the bound for the q asked for
-    simpleBound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, options.q, deadline).value();
+    simpleBound = latencyBound->value();
   else if (!model && !options.diffMaxima)
     simpleBound = objective::throughputLowerBound(w, totals);
   if (solver && !options.writeModelPath.empty()) writeModel(*solver, options.writeModelPath);
@@ -141,8 +167,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     // Copying and presolving the model for that LP cannot be interrupted.
     const double given = std::min(std::max(0.2, 0.2 * options.timeLimitSeconds), secondsLeft());
     const double seconds = std::max(0.1, std::floor(given * 10) / 10);
-    std::string why =
-        "not given to CBC: completing it would take more than " + formatShortest(seconds) + " s";
+    std::string why = "not given to CBC: completing it would take more than " +
+                      formatShortest(seconds) + " s";
     if (choice.size.buildSeconds() <= seconds)
       start = completeSolution(*solver, model->integerValues(best.placement), seconds, &startObjective,
                                &why, options.interrupt);
@@ -224,13 +250,12 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     outcome.stop = StopReason::TimeLimit;
   if (best.objective == kInfinity) {
     outcome.status = cbc.provenInfeasible ? SolveStatus::Infeasible : SolveStatus::NoPlan;
-    outcome.message = cbc.provenInfeasible
-                          ? "no placement satisfies the memory and device constraints"
-                          : "stopped before finding a feasible plan (" +
-                                (!skipped.empty()    ? skipped
-                                 : cbc.note.empty() ? std::string("interrupted")
-                                                    : cbc.note) +
-                                ")";
+    outcome.message = cbc.provenInfeasible ? "no placement satisfies the memory and device constraints"
+                                           : "stopped before finding a feasible plan (" +
+                                                 (!skipped.empty()   ? skipped
+                                                  : cbc.note.empty() ? std::string("interrupted")
+                                                                     : cbc.note) +
+                                                 ")";
     outcome.seconds = secondsSince(began);
     return outcome;
   }

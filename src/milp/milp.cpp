@@ -132,7 +132,15 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   if (choice.build && stopped())
     skipped = options.interrupt && options.interrupt->load() ? "the model was not built"
                                                              : "no time was left to build the model";
-  if (skipped.empty() || shrunk) {
+  // A start that meets the latency bound is optimal: no model to build.
+  // (Unless the model is to be written.)
+  const bool startMeetsBound =
+      latencyBound && options.writeModelPath.empty() && best.objective < kInfinity &&
+      best.objective - latencyBound->value() <= options.relativeGap * best.objective + 1e-9;
+  if (startMeetsBound)
+    skipped = "warm start " + best.method + " " + formatShortest(best.objective) +
+              " meets the lower bound, so no model was built";
+  if ((skipped.empty() || shrunk) && !startMeetsBound) {
     try {
       const bool sameQ = latencyBound && choice.q == options.q;
       model = latency ? latencyModel(w, totals, allowed, choice.q, best.objective, deadline,
@@ -246,7 +254,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     outcome.stop = StopReason::MemoryLimit;
   else if (choice.limit != StopReason::None)
     outcome.stop = choice.limit;
-  else if (!cbc.provenOptimal && !cbc.provenInfeasible)
+  else if (!cbc.provenOptimal && !cbc.provenInfeasible && !startMeetsBound)
     outcome.stop = StopReason::TimeLimit;
   if (best.objective == kInfinity) {
     outcome.status = cbc.provenInfeasible ? SolveStatus::Infeasible : SolveStatus::NoPlan;
@@ -270,7 +278,8 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   bound = std::max(0.0, std::min(bound, best.objective));
   outcome.lowerBound = bound;
   const bool withinGap = best.objective - bound <= options.relativeGap * best.objective + 1e-9;
-  outcome.status = cbc.provenOptimal && withinGap ? SolveStatus::Optimal : SolveStatus::Feasible;
+  outcome.status = (cbc.provenOptimal || startMeetsBound) && withinGap ? SolveStatus::Optimal
+                                                                       : SolveStatus::Feasible;
   if (interrupted) notes << "; interrupted";
   if (!cbc.note.empty()) notes << "; " << cbc.note;
   notes << "; best plan from " << best.method;

@@ -325,8 +325,14 @@ LatencyLowerBound latencyLowerBound(const Workload& workload,
                                     std::chrono::steady_clock::time_point deadline) {
   LatencyLowerBound bound = pathOnlyBounds(workload, acceleratorAllowed, cpuAllowed, q, deadline);
   if (pastDeadline(deadline)) return bound;
+  // Bound 3 gets a quarter of the time left (its search could fill any
+  // limit on graphs of thousands of nodes); without a deadline, all it needs.
+  auto pathDeadline = deadline;
+  const auto now = std::chrono::steady_clock::now();
+  if (deadline != std::chrono::steady_clock::time_point::max())
+    pathDeadline = now + (deadline - now) / 4;
   const LatencyPathBound paths =
-      latencyPathBound(workload, acceleratorAllowed, cpuAllowed, q, deadline);
+      latencyPathBound(workload, acceleratorAllowed, cpuAllowed, q, pathDeadline);
   bound.intervalPath = paths.value;
   bound.intervalPaths = paths.pathsTried;
   for (const std::vector<int>* plan : {&paths.plan, &paths.closurePlan})

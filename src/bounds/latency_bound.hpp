@@ -58,7 +58,8 @@ struct LatencyLowerBound {
 /// allowed nowhere count as free (the caller reports them as infeasible).
 /// q: subgraphs per accelerator. Past `deadline` the split path is given up
 /// (splitPath = computePath when it was not started, else the best bound
-/// proven by then).
+/// proven by then); the interval path (bound 3) stops at a quarter of the
+/// time left to `deadline` with the best bound proven by then.
 LatencyLowerBound latencyLowerBound(
     const Workload& workload, const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());

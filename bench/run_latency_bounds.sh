@@ -84,7 +84,7 @@ def geomean(xs):
 lines = [
     f"Commit {commit}, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; {cpu}, {cores} cores "
     f"(shared with other work; 1-minute load average {load} at the start); q = 1; `milp` with a "
-    f"{limit} s limit, `greedy` unlimited (its bound is the same function, "
+    f"{limit} s limit, `greedy` the same (its bound is the same function, "
     "`latencyLowerBound` in `src/bounds/latency_bound.hpp`); one run per case "
     "(`bench/run_latency_bounds.sh`). Ratio = lower bound / objective; *best* = the larger bound "
     "over the better plan of the two.",

@@ -137,9 +137,10 @@ lines.append("Reading the table: each plan is the best of the warm starts (throu
              "moves scored by the exact latency) and CBC's incumbents; each plan's `message` says which. "
              f"CBC's own incumbent was the best plan in {from_cbc} of {len(rows)} runs: on these workloads "
              "its contribution within 60 s is the proven lower bound (and optimality where the gap closes). "
-             "Latency bounds: the larger of CBC's (big-M start times, weak) and the split-path bound "
-             "(`src/bounds/latency_bound.hpp`: communication that memory and device counts force onto "
-             "the critical path); a greedy plan that meets it is optimal and cannot be beaten.")
+             "Latency bounds: the larger of CBC's (big-M start times, weak) and the combinatorial bound "
+             "(`src/bounds/latency_bound.hpp`, docs/model.md §5: compute, split and interval paths, the "
+             "communication that memory, device counts and convexity force onto a path); a plan that "
+             "meets it is optimal and cannot be beaten.")
 
 section = "<!-- BEGIN milp -->\n## Integer programs (milp)\n\n" + "\n".join(lines) + "\n<!-- END milp -->\n"
 text = open(doc).read() if os.path.exists(doc) else "# Benchmarks\n\n"

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "bounds/latency_paths.hpp"
 #include "objective/class_totals.hpp"
 
 namespace dnnplace {
@@ -190,11 +191,10 @@ std::vector<int> runStarts(const Workload& workload, const std::vector<NodeIndex
   return start;
 }
 
-}  // namespace
-
-LatencyLowerBound latencyLowerBound(const Workload& workload,
-                                    const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
-                                    std::chrono::steady_clock::time_point deadline) {
+/// Bounds 1 and 2.
+LatencyLowerBound pathOnlyBounds(const Workload& workload, const std::vector<char>& acceleratorAllowed,
+                                 bool cpuAllowed, int q,
+                                 std::chrono::steady_clock::time_point deadline) {
   LatencyLowerBound bound;
   const int numNodes = workload.numNodes();
   if (numNodes == 0) return bound;
@@ -315,6 +315,28 @@ LatencyLowerBound latencyLowerBound(const Workload& workload,
       high = penalty;
     if (best.runs == data.maxRuns) break;
   }
+  return bound;
+}
+
+}  // namespace
+
+LatencyLowerBound latencyLowerBound(const Workload& workload,
+                                    const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
+                                    std::chrono::steady_clock::time_point deadline) {
+  LatencyLowerBound bound = pathOnlyBounds(workload, acceleratorAllowed, cpuAllowed, q, deadline);
+  if (pastDeadline(deadline)) return bound;
+  // Bound 3 gets a quarter of the time left (its search could fill any
+  // limit on graphs of thousands of nodes); without a deadline, all it needs.
+  auto pathDeadline = deadline;
+  const auto now = std::chrono::steady_clock::now();
+  if (deadline != std::chrono::steady_clock::time_point::max())
+    pathDeadline = now + (deadline - now) / 4;
+  const LatencyPathBound paths =
+      latencyPathBound(workload, acceleratorAllowed, cpuAllowed, q, pathDeadline);
+  bound.intervalPath = paths.value;
+  bound.intervalPaths = paths.pathsTried;
+  for (const std::vector<int>* plan : {&paths.plan, &paths.closurePlan})
+    if (!plan->empty()) bound.suggestedPlans.push_back(*plan);
   return bound;
 }
 

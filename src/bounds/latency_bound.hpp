@@ -39,9 +39,18 @@ struct LatencyLowerBound {
   /// The split path's limit on runs was relaxed (a weaker bound than the
   /// exact one) or its deadline cut it short.
   bool splitPathRelaxed = false;
+  double intervalPath = 0;  ///< bound 3 (latency_paths.hpp), 0 when not computed
+  int intervalPaths = 0;    ///< paths bound 3 tried
+  /// Bound 3's best split read as plans (LatencyPathBound::plan and
+  /// closurePlan, when not empty): per node an accelerator, or -1 for a CPU
+  /// core. Seeds, not necessarily feasible.
+  std::vector<std::vector<int>> suggestedPlans;
   /// Per node: the compute path ending there, a bound on its finish time.
   std::vector<double> earliestFinish;
-  double value() const { return splitPath > computePath ? splitPath : computePath; }
+  double value() const {
+    const double two = splitPath > computePath ? splitPath : computePath;
+    return intervalPath > two ? intervalPath : two;
+  }
 };
 
 /// acceleratorAllowed: per class, whether it may run on an accelerator
@@ -49,7 +58,8 @@ struct LatencyLowerBound {
 /// allowed nowhere count as free (the caller reports them as infeasible).
 /// q: subgraphs per accelerator. Past `deadline` the split path is given up
 /// (splitPath = computePath when it was not started, else the best bound
-/// proven by then).
+/// proven by then); the interval path (bound 3) stops at a quarter of the
+/// time left to `deadline` with the best bound proven by then.
 LatencyLowerBound latencyLowerBound(
     const Workload& workload, const std::vector<char>& acceleratorAllowed, bool cpuAllowed, int q,
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());

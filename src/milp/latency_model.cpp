@@ -8,7 +8,7 @@ namespace dnnplace::milp {
 
 Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
                    int q, double upperBound, std::chrono::steady_clock::time_point deadline,
-                   const std::atomic<bool>* interrupt) {
+                   const std::atomic<bool>* interrupt, const LatencyLowerBound* known) {
   Model m;
   m.builder.stopAt(deadline, interrupt);
   const int k = w.machine.maxFpgas, n = w.numNodes();
@@ -117,12 +117,16 @@ Model latencyModel(const Workload& w, const objective::ClassTotals& totals, cons
   // counts force onto the critical path, which the big-M relaxation cannot
   // see; as the latency column's floor it also lets CBC stop once an
   // incumbent reaches it.
-  const LatencyLowerBound bound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, q, deadline);
+  // The interval path (bound 3) is reported beside CBC's bound but kept out
+  // of the column: as a floor close to the optimum it leaves CBC's own
+  // bound a rounding below the objective when its search ends.
+  const LatencyLowerBound bound =
+      known ? *known : latencyLowerBound(w, allowed.accelerator, allowed.cpu, q, deadline);
   const std::vector<double>& head = bound.earliestFinish;
-  const double floor = bound.value();
+  const double floor = std::max(bound.computePath, bound.splitPath);
   const double timeUpper = upperBound == kInfinity ? kInfinity : bigM;
   const int latency = b.addColumn("latency", std::min(floor, timeUpper), timeUpper, 1, false);
-  m.simpleBound = floor;
+  m.simpleBound = bound.value();
   m.objectiveColumn = latency;
   std::vector<int> finish(n);
   for (NodeIndex v = 0; v < n; ++v)

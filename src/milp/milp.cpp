@@ -107,6 +107,31 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   const bool boundCloses = best.objective < kInfinity &&
                            strongBound >= best.objective * (1 - options.relativeGap);
 
+  // Latency: the bound first (the model needs it too); its best split,
+  // read as plans and each polished, gives more starts.
+  std::optional<LatencyLowerBound> latencyBound;
+  if (latency) {
+    latencyBound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, options.q, deadline);
+    phases.end("latency bound");
+    for (const std::vector<int>& plan : latencyBound->suggestedPlans) {
+      Placement p;
+      p.numAccelerators = w.machine.maxFpgas;
+      p.numCpus = w.machine.maxCpus;
+      p.deviceOf.resize(w.numNodes());
+      for (NodeIndex v = 0; v < w.numNodes(); ++v)
+        p.deviceOf[v] = plan[v] >= 0 ? plan[v] : Placement::cpuDevice(p.numAccelerators, 0);
+      if (!objective::matchesMachine(w, p) || !objective::placementProblem(w, p).empty()) continue;
+      p = canonical(w, p, latency);
+      const auto value = objectiveFor(w, p, options);
+      if (!value) continue;
+      Candidate split{p, *value, "bound split"};
+      polish(w, options, allowed, std::min(0.05 * options.timeLimitSeconds, 0.25 * secondsLeft()),
+             &split);
+      if (split.objective < best.objective * (1 - 1e-12)) best = split;
+    }
+    phases.end("bound split");
+  }
+
   // The model the limits allow (for latency perhaps a smaller q), built
   // only while time is left.
   ModelChoice choice = chooseModel(w, options, secondsLeft());
@@ -128,10 +153,19 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   if (choice.build && stopped())
     skipped = options.interrupt && options.interrupt->load() ? "the model was not built"
                                                              : "no time was left to build the model";
-  if (skipped.empty() || shrunk) {
+  // A start that meets the latency bound is optimal: no model to build.
+  // (Unless the model is to be written.)
+  const bool startMeetsBound =
+      latencyBound && options.writeModelPath.empty() && best.objective < kInfinity &&
+      best.objective - latencyBound->value() <= options.relativeGap * best.objective + 1e-9;
+  if (startMeetsBound)
+    skipped = "warm start " + best.method + " " + formatShortest(best.objective) +
+              " meets the lower bound, so no model was built";
+  if ((skipped.empty() || shrunk) && !startMeetsBound) {
     try {
+      const bool sameQ = latencyBound && choice.q == options.q;
       model = latency ? latencyModel(w, totals, allowed, choice.q, best.objective, deadline,
-                                     options.interrupt)
+                                     options.interrupt, sameQ ? &*latencyBound : nullptr)
                       : throughputModel(w, totals, allowed, options, deadline);
       solver = model->builder.build();
       notes << "; model " << model->builder.numRows() << " rows, " << model->builder.numColumns()
@@ -150,7 +184,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   if (!skipped.empty()) notes << "; " << skipped;
   if (model) simpleBound = model->simpleBound;
   if (latency && (shrunk || !model))  // the bound for the q asked for
-    simpleBound = latencyLowerBound(w, allowed.accelerator, allowed.cpu, options.q, deadline).value();
+    simpleBound = latencyBound->value();
   else if (!model && !options.diffMaxima)
     simpleBound = objective::throughputLowerBound(w, totals);
   simpleBound = std::max(simpleBound, strongBound);
@@ -247,7 +281,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     outcome.stop = StopReason::MemoryLimit;
   else if (choice.limit != StopReason::None)
     outcome.stop = choice.limit;
-  else if (!cbc.provenOptimal && !cbc.provenInfeasible && !boundCloses)
+  else if (!cbc.provenOptimal && !cbc.provenInfeasible && !boundCloses && !startMeetsBound)
     outcome.stop = StopReason::TimeLimit;
   if (best.objective == kInfinity) {
     outcome.status = cbc.provenInfeasible ? SolveStatus::Infeasible : SolveStatus::NoPlan;
@@ -271,8 +305,9 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   bound = std::max(0.0, std::min(bound, best.objective));
   outcome.lowerBound = bound;
   const bool withinGap = best.objective - bound <= options.relativeGap * best.objective + 1e-9;
-  outcome.status = (cbc.provenOptimal || boundCloses) && withinGap ? SolveStatus::Optimal
-                                                                   : SolveStatus::Feasible;
+  outcome.status = (cbc.provenOptimal || boundCloses || startMeetsBound) && withinGap
+                       ? SolveStatus::Optimal
+                       : SolveStatus::Feasible;
   if (interrupted) notes << "; interrupted";
   if (!cbc.note.empty()) notes << "; " << cbc.note;
   notes << "; best plan from " << best.method;

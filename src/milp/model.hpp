@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "bounds/latency_bound.hpp"
 #include "dnnplace/plan.hpp"
 #include "dnnplace/solver.hpp"
 #include "dnnplace/workload.hpp"
@@ -36,18 +37,18 @@ struct Model {
 
 /// Throughput model (docs/model.md §3, §4 for Convex). Building it throws
 /// BuildStopped past `deadline` or on `options.interrupt`.
-Model throughputModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
-                      const SolveOptions& options,
-                      std::chrono::steady_clock::time_point deadline =
-                          std::chrono::steady_clock::time_point::max());
+Model throughputModel(
+    const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
+    const SolveOptions& options,
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 /// Latency model (docs/model.md §5), `upperBound` a known latency (or ∞).
 /// Building it throws BuildStopped past `deadline` or on `interrupt`.
-Model latencyModel(const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed,
-                   int q, double upperBound,
-                   std::chrono::steady_clock::time_point deadline =
-                       std::chrono::steady_clock::time_point::max(),
-                   const std::atomic<bool>* interrupt = nullptr);
+Model latencyModel(
+    const Workload& w, const objective::ClassTotals& totals, const Allowed& allowed, int q,
+    double upperBound,
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+    const std::atomic<bool>* interrupt = nullptr, const LatencyLowerBound* known = nullptr);
 
 // Parts both models share (assignment.cpp).
 

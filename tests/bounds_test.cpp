@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bounds/latency_bound.hpp"
 #include "bounds/throughput_bound.hpp"
 #include "dnnplace/solver.hpp"
 #include "objective/class_totals.hpp"
@@ -262,13 +263,43 @@ TEST(ThroughputBound, WorkBoundSplitsWorkBetweenAcceleratorsAndCores) {
   EXPECT_DOUBLE_EQ(objective::throughputLowerBound(*w, totals), 4);
 }
 
-TEST(ThroughputBound, RefusesLatencyInOneLine) {
+/// The chain above with each node filling an accelerator: memory forces
+/// every split, and the single sample pays both sends.
+Workload memoryForcedChain() {
+  const Workload chain = expensiveChain();
+  std::vector<Node> nodes = chain.graph().nodes;
+  for (Node& n : nodes) n.size = 1;
+  std::string error;
+  auto w = buildWorkload("forced", chain.machine, nodes, {{0, 1, 10}, {1, 2, 10}}, &error);
+  EXPECT_TRUE(w) << error;
+  return std::move(*w);
+}
+
+TEST(LatencyBoundMethod, ReportsTheLatencyBoundBesideGreedysPlan) {
   SolveOptions options;
   options.objective = Objective::Latency;
-  const SolveOutcome outcome = solve(expensiveChain(), "bound", options);
-  EXPECT_EQ(outcome.call, CallStatus::InvalidInput);
-  EXPECT_EQ(outcome.message.find('\n'), std::string::npos);
-  EXPECT_NE(outcome.message.find("latency"), std::string::npos) << outcome.message;
+  for (const Workload& w : {expensiveChain(), memoryForcedChain()}) {
+    SCOPED_TRACE(w.name);
+    const SolveOutcome bound = solve(w, "bound", options);
+    ASSERT_TRUE(bound.ok()) << bound.message;
+    ASSERT_TRUE(bound.found()) << bound.message;
+    const SolveOutcome greedy = solve(w, "greedy", options);
+    ASSERT_TRUE(greedy.found()) << greedy.message;
+    EXPECT_DOUBLE_EQ(bound.objective, greedy.objective);
+    const objective::ClassTotals totals(w);
+    const double proven = latencyLowerBound(w, totals.acceleratorAllowed(w.machine), false, 1).value();
+    EXPECT_DOUBLE_EQ(bound.lowerBound, std::min(proven, bound.objective));
+    EXPECT_NE(bound.message.find("split path"), std::string::npos) << bound.message;
+  }
+  // All on one accelerator: 3, proven by the compute path.
+  const SolveOutcome whole = solve(expensiveChain(), "bound", options);
+  EXPECT_DOUBLE_EQ(whole.objective, 3);
+  EXPECT_DOUBLE_EQ(whole.lowerBound, 3);
+  EXPECT_EQ(whole.status, SolveStatus::Optimal);
+  // Three accelerators by memory: the sends are forced, and the bound sees them.
+  const SolveOutcome forced = solve(memoryForcedChain(), "bound", options);
+  EXPECT_GT(forced.lowerBound, 3 + 10);
+  EXPECT_LE(forced.lowerBound, forced.objective);
 }
 
 TEST(ThroughputBound, BelowTheDpOptimumOnTheLayerGraphs) {

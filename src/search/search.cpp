@@ -19,6 +19,7 @@
 
 #include "baselines/common.hpp"
 #include "baselines/local_search.hpp"
+#include "bounds/throughput_bound.hpp"
 #include "dp/chain.hpp"
 #include "dp/dp.hpp"
 #include "dp/exact_sums.hpp"
@@ -437,7 +438,10 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
   PhaseTimes phases(&outcome.phases);
   const auto start = Clock::now();
   const auto deadline = deadlineOf(options);
-  const double lowerBound = objective::throughputLowerBound(workload, totals);
+  // The work bound now (the GA stops at it); the representatives LP below
+  // the best chain, once there is one (bounds/throughput_bound.hpp).
+  double lowerBound =
+      std::max(objective::throughputLowerBound(workload, totals), bounds::workBound(workload, totals));
 
   ContractedGraph graph = contractWorkload(workload, ContractionOptions{});
   if (const std::string why = dp::obviousInfeasibility(workload, graph); !why.empty()) {
@@ -527,7 +531,21 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
                      std::to_string(ga.generations()) + " generations; best chain: " + best.origin +
                      ", " + std::to_string(graph.numSuperNodes) + " super-nodes, max-load " +
                      formatTenDigits(objective) + "; the DP along the seeds: " + seedNote;
-  if (polish && !pastLimit(deadline, options.interrupt)) {
+  if (objective > lowerBound && !sameObjective(objective, lowerBound) &&
+      !pastLimit(deadline, options.interrupt)) {
+    // The representatives LP gets half of the time the GA left (it skips
+    // itself on graphs past 1,500 classes or the memory it may use).
+    const auto boundDeadline = deadline == Clock::time_point::max()
+                                   ? Clock::now() + std::chrono::seconds(60)
+                                   : Clock::now() + (deadline - Clock::now()) / 2;
+    const bounds::ThroughputBound proven =
+        bounds::throughputBound(workload, totals, objective, boundDeadline, options.interrupt,
+                                /*withMilp=*/false, baseline::memoryLeft(workload, options));
+    lowerBound = std::max(lowerBound, proven.value());
+    note += "; " + proven.describe();
+    phases.end("bound");
+  }
+  if (polish && !sameObjective(objective, lowerBound) && !pastLimit(deadline, options.interrupt)) {
     // From the best chain first; then, with the time left, the local-search
     // method's own random restarts (on graphs where the best plans are far
     // from any chain they find what a chain's neighbourhood does not).

@@ -4,9 +4,12 @@
 #include <chrono>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "baselines/common.hpp"
+#include "baselines/greedy.hpp"
 #include "baselines/local_search.hpp"
+#include "bounds/latency_bound.hpp"
 #include "bounds/throughput_bound.hpp"
 #include "dp/dp.hpp"
 #include "objective/class_totals.hpp"
@@ -19,6 +22,7 @@ namespace {
 
 /// The plan the bound is searched below: the DP's within a quarter of the
 /// time limit, else local search's within a tenth (nullopt: neither found one).
+/// For latency: greedy's within a tenth.
 std::optional<SolveOutcome> planToBound(const Workload& w, const SolveOptions& options) {
   SolveOptions sub = options;
   sub.progress = nullptr;
@@ -27,8 +31,11 @@ std::optional<SolveOutcome> planToBound(const Workload& w, const SolveOptions& o
     SolverFunction run;
     double share;
   };
-  for (const Source& source :
-       {Source{"dp", solveDp, 0.25}, Source{"local-search", solveLocalSearch, 0.1}}) {
+  const std::vector<Source> sources =
+      options.objective == Objective::Latency
+          ? std::vector<Source>{{"greedy", solveLatencyGreedy, 0.1}}
+          : std::vector<Source>{{"dp", solveDp, 0.25}, {"local-search", solveLocalSearch, 0.1}};
+  for (const Source& source : sources) {
     if (options.interrupt && options.interrupt->load()) break;
     sub.timeLimitSeconds = std::max(0.1, source.share * options.timeLimitSeconds);
     SolveOutcome outcome = source.run(w, sub);
@@ -38,7 +45,36 @@ std::optional<SolveOutcome> planToBound(const Workload& w, const SolveOptions& o
   return std::nullopt;
 }
 
-SolveOutcome throughputBoundOutcome(const Workload& w, const SolveOptions& options) {
+/// The proven bound, whether a limit cut it short, and what it says.
+struct Proven {
+  double value = 0;
+  bool stopped = false;
+  std::string notes;
+};
+
+Proven throughputProven(const Workload& w, const objective::ClassTotals& totals, double upper,
+                        std::chrono::steady_clock::time_point deadline, const SolveOptions& options) {
+  const bounds::ThroughputBound bound = bounds::throughputBound(w, totals, upper, deadline,
+                                                                options.interrupt, true,
+                                                                baseline::memoryLeft(w, options));
+  return {bound.value(), bound.stopped, bound.describe() + "; the bound is " + bound.winner() + "'s"};
+}
+
+Proven latencyProven(const Workload& w, const objective::ClassTotals& totals,
+                     std::chrono::steady_clock::time_point deadline, const SolveOptions& options) {
+  const LatencyLowerBound bound = latencyLowerBound(w, totals.acceleratorAllowed(w.machine),
+                                                    w.machine.maxCpus > 0, options.q, deadline);
+  std::string notes = "lower bounds: compute path " + formatShortest(bound.computePath) +
+                      ", split path " + formatShortest(bound.splitPath) +
+                      (bound.splitPathRelaxed ? " (relaxed or cut short)" : "") + " (" +
+                      std::to_string(bound.pathNodes) + " path nodes)";
+  if (bound.intervalPaths > 0)
+    notes += ", interval path " + formatShortest(bound.intervalPath) + " (" +
+             std::to_string(bound.intervalPaths) + " paths)";
+  return {bound.value(), bound.splitPathRelaxed, notes};
+}
+
+SolveOutcome boundOutcome(const Workload& w, const SolveOptions& options) {
   const auto began = std::chrono::steady_clock::now();
   const auto deadline = deadlineAfter(options.timeLimitSeconds);
   const objective::ClassTotals totals(w);
@@ -48,42 +84,40 @@ SolveOutcome throughputBoundOutcome(const Workload& w, const SolveOptions& optio
   std::optional<SolveOutcome> plan = planToBound(w, options);
   phases.end("plan");
   const double upper = plan ? plan->objective : std::numeric_limits<double>::infinity();
-  const bounds::ThroughputBound bound = bounds::throughputBound(w, totals, upper, deadline,
-                                                                options.interrupt, true,
-                                                                baseline::memoryLeft(w, options));
+  const bool latency = options.objective == Objective::Latency;
+  const Proven bound = latency ? latencyProven(w, totals, deadline, options)
+                               : throughputProven(w, totals, upper, deadline, options);
   phases.end("bound");
   const bool interrupted = options.interrupt && options.interrupt->load();
   outcome.stop = interrupted     ? StopReason::Interrupt
                  : bound.stopped ? StopReason::TimeLimit
                                  : StopReason::None;
-  std::string notes = bound.describe() + "; the bound is " + bound.winner() + "'s";
+  const std::string& notes = bound.notes;
   outcome.seconds = secondsSince(began);
   if (!plan) {
     outcome.status = SolveStatus::NoPlan;
-    outcome.lowerBound = bound.value();
-    outcome.message = "no plan to compare the bound with (dp and local-search found none); " + notes;
+    outcome.lowerBound = bound.value;
+    outcome.message = std::string("no plan to compare the bound with (") +
+                      (latency ? "greedy" : "dp and local-search") + " found none); " + notes;
     return outcome;
   }
   outcome.placement = plan->placement;
   outcome.objective = plan->objective;
-  outcome.lowerBound = std::min(bound.value(), plan->objective);
+  outcome.lowerBound = std::min(bound.value, plan->objective);
   // Optimal to the bisection's width, as milp is to its default gap.
   const bool closes = plan->objective - outcome.lowerBound <= 1e-4 * plan->objective;
   outcome.status = closes ? SolveStatus::Optimal : SolveStatus::Feasible;
-  outcome.message = "plan from " + plan->method + " (the bound's search starts below it); " + notes;
+  outcome.message = "plan from " + plan->method +
+                    (latency ? std::string() : " (the bound's search starts below it)") + "; " + notes;
   return outcome;
 }
 
 }  // namespace
 
 SolveOutcome solveBound(const Workload& workload, const SolveOptions& options) {
-  // The one place a latency bound joins: bounds/latency_bound.hpp.
-  if (options.objective == Objective::Latency)
-    return failedCall(CallStatus::InvalidInput,
-                      "--method bound proves throughput bounds only for now (greedy and milp report "
-                      "latency bounds)");
+  if (options.objective == Objective::Latency) return boundOutcome(workload, options);
   return baseline::onAtMostOneDevicePerClass(workload, [&](const Workload& on) {
-    return throughputBoundOutcome(on, options);
+    return boundOutcome(on, options);
   });
 }
 

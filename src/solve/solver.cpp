@@ -90,9 +90,9 @@ const std::vector<MethodInfo>& methods() {
        solveMilpWarmStarted,
        false,
        {WriteModel, Contiguity, Gap, Restarts, Replicate}},
-      // Latency: the branch in solveBound (src/solve/bound_method.cpp) and this flag.
-      {"bound", true, false,
-       "proves a lower bound on every placement's max-load; plan: dp's (or local-search's)",
+      {"bound", true, true,
+       "proves a lower bound on every placement's max-load (plan: dp's or local-search's) or "
+       "latency (plan: greedy's)",
        solveBound},
       {"pipedream",
        true,

@@ -610,11 +610,7 @@ class PathProgram {
 class PathsThrough {
  public:
   PathsThrough(const Workload& w, const std::vector<double>& weight)
-      : w_(w),
-        head_(w.numNodes()),
-        tail_(w.numNodes()),
-        back_(w.numNodes(), -1),
-        next_(w.numNodes(), -1) {
+      : head_(w.numNodes()), tail_(w.numNodes()), back_(w.numNodes(), -1), next_(w.numNodes(), -1) {
     const auto& order = w.graph().topologicalOrder;
     for (NodeIndex v : order) {
       double best = 0;
@@ -647,7 +643,6 @@ class PathsThrough {
   }
 
  private:
-  const Workload& w_;
   std::vector<double> head_, tail_, through_;
   std::vector<NodeIndex> back_, next_;
 };

@@ -36,8 +36,7 @@ std::vector<int> classComponents(const Workload& workload, int* numComponents) {
 
 }  // namespace
 
-SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& options) {
-  const Deadline deadline(options.timeLimitSeconds, options.interrupt);
+SolveOutcome latencyGreedyPlan(const Workload& workload, const SolveOptions& options) {
   SolveOutcome outcome;
   if (options.objective != Objective::Latency)
     return failedCall(CallStatus::InvalidInput, "greedy optimizes the latency objective only");
@@ -122,15 +121,24 @@ SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& op
                       "greedy: an accelerator's blocks are not one convex piece");
   outcome.objective = *latency;
   phases.end("fill");
-  // The plan is linear-time; only its bound can be slow (long runs on long paths).
-  const LatencyLowerBound bound = latencyLowerBound(workload, totals.acceleratorAllowed(machine),
-                                                    machine.maxCpus > 0, options.q, deadline.at());
-  outcome.lowerBound = bound.value();
-  phases.end("bound");
   outcome.placement = std::move(placement);
   outcome.status = SolveStatus::Feasible;
   outcome.message = std::to_string(numBlocks) + " inseparable blocks on " + std::to_string(used) +
                     " accelerators, " + std::to_string(blocksOnCpu) + " on CPU";
+  return outcome;
+}
+
+SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& options) {
+  const Deadline deadline(options.timeLimitSeconds, options.interrupt);
+  SolveOutcome outcome = latencyGreedyPlan(workload, options);
+  if (!outcome.found()) return outcome;
+  // The plan is linear-time; only its bound can be slow (long runs on long paths).
+  PhaseTimes phases(&outcome.phases);
+  const LatencyLowerBound bound =
+      latencyLowerBound(workload, ClassTotals(workload).acceleratorAllowed(workload.machine),
+                        workload.machine.maxCpus > 0, options.q, deadline.at());
+  outcome.lowerBound = bound.value();
+  phases.end("bound");
   if (bound.splitPathRelaxed)
     outcome.message +=
         "; the lower bound counts the accelerators' runs on its path by a relaxation (the exact "

@@ -24,4 +24,8 @@ namespace dnnplace {
 
 SolveOutcome solveLatencyGreedy(const Workload& workload, const SolveOptions& options);
 
+/// Steps 1–3 alone: greedy's plan without its lower bound (for a caller
+/// that proves its own, as the bound method does).
+SolveOutcome latencyGreedyPlan(const Workload& workload, const SolveOptions& options);
+
 }  // namespace dnnplace

@@ -195,6 +195,16 @@ int main(int argc, char** argv) {
         ->check(finiteNumber("a number >= 0", 0, 1e6, true))
         ->capture_default_str()
         ->each([&onnxArgs](const std::string&) { onnxArgs.optimizerStatesGiven = true; });
+    onnxCmd
+        ->add_option("--sync-bandwidth", onnxArgs.options.syncBandwidth,
+                     "bytes per second for a replicated stage's all-reduce (default: the device's "
+                     "sync GB/s below; solve --replicate needs one)")
+        ->check(finiteNumber("a positive number of bytes per second", 0, 1e30, false));
+    onnxCmd
+        ->add_option("--samples-per-sync", onnxArgs.options.samplesPerSync,
+                     "samples between two gradient all-reduces")
+        ->check(finiteNumber("a number >= 1", 1, 1e30, true))
+        ->capture_default_str();
     onnxCmd->add_option("--dim", onnxArgs.dims, "NAME=VALUE: a symbolic dimension's value");
     onnxCmd->add_option("--granularity", onnxArgs.granularity, "operator or layer")
         ->check(CLI::IsMember({"operator", "layer"}))

@@ -83,6 +83,12 @@ TEST(DeviceCatalog, FiguresAreThePublishedOnes) {
   // Links: 25/32 of one direction of PCIe x16, as the A100's 25 of 32 GB/s (Gen3, Gen5).
   EXPECT_EQ(v100->linkBandwidth, 16e9 * 25 / 32);
   EXPECT_EQ(h100->linkBandwidth, 64e9 * 25 / 32);
+  // The all-reduce between replicas: one direction of NVLink (600, 300 and 900
+  // GB/s both ways); no figure where the catalog states none.
+  EXPECT_EQ(a100->syncBandwidth, 300e9);
+  EXPECT_EQ(v100->syncBandwidth, 150e9);
+  EXPECT_EQ(h100->syncBandwidth, 450e9);
+  EXPECT_EQ(mi250x->syncBandwidth, 0);
   // One Xeon 8380 core: 2 FMA units x 16 FP32 lanes x 2 FLOP x 2.3 GHz, and
   // 8 channels x 25.6 GB/s of DDR4-3200 shared by 40 cores.
   const DeviceSpec* core = catalogEntry("xeon-8380-core");
@@ -107,6 +113,7 @@ TEST(DeviceCatalog, IsTheDataFileBuiltIn) {
     EXPECT_EQ(entry.at("memoryBandwidth").get<double>(), spec.memoryBandwidth);
     EXPECT_EQ(entry.value("memory", 0.0), spec.memory);
     EXPECT_EQ(entry.value("linkBandwidth", 0.0), spec.linkBandwidth);
+    EXPECT_EQ(entry.value("syncBandwidth", 0.0), spec.syncBandwidth);
     EXPECT_EQ(entry.at("opOverhead").get<double>(), spec.opOverhead);
     EXPECT_EQ(entry.at("source"), spec.source);
   }
@@ -174,6 +181,7 @@ TEST(DeviceSpecFile, RoundTripsACatalogEntry) {
                          {"memory", h100.memory},
                          {"linkBandwidth", h100.linkBandwidth},
                          {"opOverhead", h100.opOverhead},
+                         {"syncBandwidth", h100.syncBandwidth},
                          {"source", "measured"},
                          {"comment", "unknown members are ignored"}};
   const auto path = testing::writeTemp(json.dump(2));
@@ -186,6 +194,7 @@ TEST(DeviceSpecFile, RoundTripsACatalogEntry) {
   EXPECT_EQ(spec->memory, h100.memory);
   EXPECT_EQ(spec->linkBandwidth, h100.linkBandwidth);
   EXPECT_EQ(spec->opOverhead, h100.opOverhead);
+  EXPECT_EQ(spec->syncBandwidth, h100.syncBandwidth);
   EXPECT_EQ(spec->source, "measured");
 }
 
@@ -203,6 +212,7 @@ TEST(DeviceSpecFile, NameAndKindMayBeLeftOut) {
   EXPECT_EQ(spec->peakFlops, 191.5e12);
   EXPECT_EQ(spec->opOverhead, 0);
   EXPECT_EQ(spec->source, "");
+  EXPECT_EQ(spec->syncBandwidth, 0);  // optional: no replicated stages unless given
   // A CPU core ignores the memory and link figures, even nonsense ones.
   const auto core = testing::writeTemp(
       R"({"name": "epyc-core", "kind": "cpu", "peakFlops": 1e11, "memoryBandwidth": 4e9,
@@ -252,6 +262,10 @@ TEST(DeviceSpecFile, EachFaultHasItsOwnLine) {
        ": field 'linkBandwidth' must be positive, got 0"},
       {edited("\"linkBandwidth\": 1e10, ", ""), acc, ": field 'linkBandwidth' is missing"},
       {edited("1e-5", "-1e-6"), acc, ": field 'opOverhead' must be >= 0, got -1e-06"},
+      {edited("1e-5", R"(1e-5, "syncBandwidth": 0)"), acc,
+       ": field 'syncBandwidth' must be positive, got 0"},
+      {edited("1e-5", R"(1e-5, "syncBandwidth": "nvlink")"), acc,
+       ": field 'syncBandwidth' must be a number, got string \"nvlink\""},
       {edited(R"(, "opOverhead": 1e-5)", ""), acc, ": field 'opOverhead' is missing"},
       {edited(R"("dev")", "3"), acc, ": field 'name' must be a string, got 3"},
       {edited(R"("name": "dev")", R"("name": "dev", "kind": "gpu")"), acc,
@@ -295,10 +309,11 @@ TEST(DeviceCli, HelpListsTheCatalog) {
       << result.out;
   // The figures as a user reads them: TFLOP/s, GB/s, GB and the host link.
   EXPECT_NE(result.out.find(
-                "  a100            accelerator       312         1555   40 GB         25\n"),
+                "  a100            accelerator       312         1555   40 GB         25        300\n"),
             std::string::npos)
       << result.out;
-  EXPECT_NE(result.out.find("  xeon-8380-core  cpu core       0.1472         5.12       -          -"),
+  EXPECT_NE(result.out.find(
+                "  xeon-8380-core  cpu core       0.1472         5.12       -          -          -"),
             std::string::npos)
       << result.out;
 }

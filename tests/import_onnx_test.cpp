@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "dnnplace/import.hpp"
+#include "dnnplace/workload.hpp"
 #include "test_support.hpp"
 
 namespace dnnplace {
@@ -532,6 +533,72 @@ TEST(ImportOnnxErrors, OptionsThatCannotWork) {
   EXPECT_NE(result.err.find("(an ONNX model? 'dnnplace import onnx' makes a workload of it)\n"),
             std::string::npos)
       << result.err;
+}
+
+TEST(ImportOnnx, SyncBandwidthForReplicatedStagesFromTheFlagOrTheDevice) {
+  // docs/model.md §9: syncBandwidth in bytes per millisecond, from
+  // --sync-bandwidth (bytes per second) or else the accelerator's figure.
+  const auto model = convRelu().write();
+  OnnxImportOptions options = optionsFor(model);
+  options.training = true;
+  ImportError error;
+  auto workload = importOnnx(options, nullptr, &error);
+  ASSERT_TRUE(workload) << error.message;
+  EXPECT_EQ(workload->machine.syncBandwidth, 0);  // the test accelerator states none
+  options.accelerator.syncBandwidth = 2e11;
+  workload = importOnnx(options, nullptr, &error);
+  ASSERT_TRUE(workload) << error.message;
+  EXPECT_DOUBLE_EQ(workload->machine.syncBandwidth, 2e8);
+  EXPECT_DOUBLE_EQ(workload->machine.samplesPerSync, 1);
+  options.syncBandwidth = 5e9;
+  options.samplesPerSync = 4;
+  workload = importOnnx(options, nullptr, &error);
+  ASSERT_TRUE(workload) << error.message;
+  EXPECT_DOUBLE_EQ(workload->machine.syncBandwidth, 5e6);
+  EXPECT_DOUBLE_EQ(workload->machine.samplesPerSync, 4);
+
+  // From the command line: the catalog's A100 (NVLink, 300 GB/s one way), the
+  // flag over it, a device without a figure, and what solve --replicate makes of each.
+  const auto out = testing::tempPath(".json");
+  auto result = runCli("import onnx '" + model.string() +
+                       "' --device a100 --accelerators 4 --training --out " + out.string() +
+                       " --quiet");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  auto read = loadWorkload(out.string(), &result.err);
+  ASSERT_TRUE(read) << result.err;
+  EXPECT_DOUBLE_EQ(read->machine.syncBandwidth, 3e8);
+  result = runCli("solve " + out.string() + " --method dp --replicate --quiet");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.out.find("\"replicas\""), std::string::npos) << result.out;
+  result = runCli("import onnx '" + model.string() +
+                  "' --device a100 --accelerators 4 --training --sync-bandwidth 1e10 "
+                  "--samples-per-sync 8 --quiet --out " +
+                  out.string());
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  read = loadWorkload(out.string(), &result.err);
+  ASSERT_TRUE(read) << result.err;
+  EXPECT_DOUBLE_EQ(read->machine.syncBandwidth, 1e7);
+  EXPECT_DOUBLE_EQ(read->machine.samplesPerSync, 8);
+  result = runCli("import onnx '" + model.string() +
+                  "' --device tpu-v4 --accelerators 4 --training --out " + out.string() + " --quiet");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  result = runCli("solve " + out.string() + " --method dp --replicate");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(
+      result.err,
+      "dnnplace: dp: --replicate needs the workload's syncBandwidth (docs/model.md §9): without it "
+      "no block can be replicated (import onnx --sync-bandwidth, or a device with a sync figure, "
+      "sets it)\n");
+
+  result = importCli(model, "--sync-bandwidth 0");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err,
+            "dnnplace: --sync-bandwidth: expected a positive number of bytes per second, got '0' (see "
+            "--help)\n");
+  result = importCli(model, "--samples-per-sync 0.5");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err,
+            "dnnplace: --samples-per-sync: expected a number >= 1, got '0.5' (see --help)\n");
 }
 
 TEST(ImportOnnxErrors, AGraphWithoutOperators) {

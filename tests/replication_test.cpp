@@ -154,9 +154,11 @@ TEST(Replication, BadInputsGiveOneLineAndExitTwo) {
   for (const char* method : {"dp", "dp-linear", "pipedream", "milp"}) {
     const auto result = runCli("solve " + unsynced.string() + " --method " + method + " --replicate");
     EXPECT_EQ(result.exitCode, 2) << method;
-    EXPECT_EQ(result.err, "dnnplace: " + std::string(method) +
-                              ": --replicate needs the workload's syncBandwidth (docs/model.md §9): "
-                              "without it no block can be replicated\n");
+    EXPECT_EQ(result.err,
+              "dnnplace: " + std::string(method) +
+                  ": --replicate needs the workload's syncBandwidth (docs/model.md §9): "
+                  "without it no block can be replicated (import onnx --sync-bandwidth, or a "
+                  "device with a sync figure, sets it)\n");
   }
   auto result = runCli("solve " + workload.string() + " --method scotch --replicate");
   EXPECT_EQ(result.exitCode, 2);

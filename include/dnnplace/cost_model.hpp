@@ -43,6 +43,13 @@ double operatorMemory(double parameterBytes, double constantBytes, double output
 /// §9): the weights in training, nothing in inference.
 double allReduceBytes(double parameterBytes, const MemoryRules& rules);
 
+/// The machine of an imported workload: k accelerators of the spec's memory,
+/// ℓ cores, and for replicated stages (docs/model.md §9) syncBandwidth in bytes
+/// per millisecond from `syncBandwidth` bytes per second, or when that is 0
+/// from the accelerator's own figure (none when it has none either).
+Machine costedMachine(const DeviceSpec& accelerator, int accelerators, int cpus, double syncBandwidth,
+                      double samplesPerSync);
+
 /// The forward graph a training graph's backward half is built from.
 struct ForwardGraph {
   std::vector<Node> nodes;     ///< any distinct ids; twins take ids after the largest
@@ -93,6 +100,8 @@ struct CostModelOptions {
   int accelerators = 1;
   int cpus = 0;
   MemoryRules memory;
+  double syncBandwidth = 0;          ///< bytes per second; 0: the accelerator's syncBandwidth
+  double samplesPerSync = 1;         ///< samples between two gradient all-reduces
   bool contractLayers = false;       ///< fuse the operators of each layer into one node
   std::int64_t firstBackwardId = 0;  ///< training: the backward twins' ids start here or later
 };

@@ -27,6 +27,10 @@ struct DeviceSpec {
   /// The product's full name ("A100-SXM4-40GB"), accepted by loadDeviceSpec
   /// as the short name is; empty when the short name is all there is.
   std::string model;
+  /// Bytes per second each accelerator sends to its peers (one direction of
+  /// its NVLink-class interconnect): the default syncBandwidth of a replicated
+  /// stage's gradient all-reduce (docs/model.md §9). 0: not known.
+  double syncBandwidth = 0;
 };
 
 enum class DeviceKind { Accelerator, Cpu };
@@ -66,6 +70,10 @@ struct OnnxImportOptions {
   int layerDepth = 0;
   /// Training: optimizer-state copies per parameter (Adam's two moments).
   double optimizerStates = 2;
+  /// Replicated stages' all-reduce: bytes per second (0: the accelerator's
+  /// syncBandwidth, if it has one) and samples between two synchronizations.
+  double syncBandwidth = 0;
+  double samplesPerSync = 1;
 };
 
 /// What the importer saw, for its summary line.

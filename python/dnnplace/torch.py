@@ -312,7 +312,8 @@ def _module_params(module):
 
 
 def profile(model, example_inputs, device="A100-SXM4-40GB", accelerators=8, cpus=0, training=False,
-            granularity="operator", measure_cpu=True, cpu="xeon-8380-core", runs=3, optimizer_states=2.0):
+            granularity="operator", measure_cpu=True, cpu="xeon-8380-core", runs=3, optimizer_states=2.0,
+            sync_bandwidth=0.0, samples_per_sync=1.0):
     """A dnnplace.Workload for `model` on `accelerators` x `device` and `cpus` CPU cores.
 
     example_inputs: a tensor or a tuple of the model's positional inputs.
@@ -321,6 +322,9 @@ def profile(model, example_inputs, device="A100-SXM4-40GB", accelerators=8, cpus
     measure_cpu: each node's cpuLatency is the median of `runs` timed runs on
     one thread of this machine instead of the `cpu` core's roofline.
     training: a backward twin per node (docs/model.md §8).
+    sync_bandwidth: bytes per second for a replicated stage's gradient
+    all-reduce (docs/model.md §9); 0: the device's catalog figure, if any.
+    samples_per_sync: samples between two all-reduces.
     """
     if granularity not in ("operator", "module"):
         raise ValueError(f"profile: granularity must be 'operator' or 'module', not {granularity!r}")
@@ -328,7 +332,8 @@ def profile(model, example_inputs, device="A100-SXM4-40GB", accelerators=8, cpus
     return _core.build_costed_workload(type(model).__name__, ops, tensors, device=device, cpu=cpu,
                                        accelerators=accelerators, cpus=cpus, training=training,
                                        optimizer_states=optimizer_states, first_backward_id=first_backward_id,
-                                       contract_layers=granularity == "module")
+                                       contract_layers=granularity == "module",
+                                       sync_bandwidth=sync_bandwidth, samples_per_sync=samples_per_sync)
 
 
 def describe(model, example_inputs, granularity="operator", measure_cpu=False, runs=3):

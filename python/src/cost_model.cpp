@@ -3,6 +3,8 @@
 // FLOPs and bytes and the library turns them into latencies, costs, memory
 // and, in training, backward twins.
 
+#include <cmath>
+
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
@@ -98,13 +100,22 @@ void bindCostModel(py::module_& m) {
       "build_costed_workload",
       [](const std::string& name, const py::list& operators, const py::list& tensors,
          const std::string& device, const std::string& cpu, int accelerators, int cpus, bool training,
-         double optimizerStates, bool contractLayers, std::int64_t firstBackwardId) {
+         double optimizerStates, bool contractLayers, std::int64_t firstBackwardId,
+         double syncBandwidth, double samplesPerSync) {
         if (accelerators < 0 || accelerators > kMaxDevicesPerKind || cpus < 0 ||
             cpus > kMaxDevicesPerKind)
           invalid(name + ": accelerators and cpus must be between 0 and " +
                   std::to_string(kMaxDevicesPerKind));
         if (accelerators == 0 && cpus == 0)
           invalid(name + ": the machine has no device: give accelerators or cpus");
+        if (!(syncBandwidth >= 0) || !std::isfinite(syncBandwidth))
+          invalid(name +
+                  ": sync_bandwidth must be a finite number of bytes per second >= 0 (0: the "
+                  "device's), got " +
+                  std::to_string(syncBandwidth));
+        if (!(samplesPerSync >= 1) || !std::isfinite(samplesPerSync))
+          invalid(name + ": samples_per_sync must be a finite number >= 1, got " +
+                  std::to_string(samplesPerSync));
         CostModelOptions options;
         options.accelerator = spec(device, DeviceKind::Accelerator, "device");
         options.cpu = spec(cpu, DeviceKind::Cpu, "cpu");
@@ -113,6 +124,8 @@ void bindCostModel(py::module_& m) {
         options.memory = {training, optimizerStates};
         options.contractLayers = contractLayers;
         options.firstBackwardId = firstBackwardId;
+        options.syncBandwidth = syncBandwidth;
+        options.samplesPerSync = samplesPerSync;
         std::vector<CostOperator> ops;
         for (const auto& item : operators) ops.push_back(operatorOf(item.cast<py::dict>()));
         std::vector<CostTensor> ts;
@@ -126,9 +139,11 @@ void bindCostModel(py::module_& m) {
       py::arg("device") = "a100", py::arg("cpu") = "xeon-8380-core", py::arg("accelerators") = 1,
       py::arg("cpus") = 0, py::arg("training") = false, py::arg("optimizer_states") = 2.0,
       py::arg("contract_layers") = false, py::arg("first_backward_id") = 0,
+      py::arg("sync_bandwidth") = 0.0, py::arg("samples_per_sync") = 1.0,
       "A workload from an operator graph given by FLOPs and bytes (docs/model.md §8): operators are "
       "dicts (name, id, compute, flops, bytes, parameter_bytes, constant_bytes, output_bytes, "
-      "cpu_latency_ms, layer), tensors dicts (producer, consumers, bytes, is_output).");
+      "cpu_latency_ms, layer), tensors dicts (producer, consumers, bytes, is_output); sync_bandwidth "
+      "(bytes/s, 0: the device's) and samples_per_sync set the replicated stages' all-reduce.");
 }
 
 }  // namespace dnnplace::python

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <map>
 #include <optional>
@@ -453,7 +454,8 @@ void renderPy(const Workload& w, const py::object& plan, const py::object& path,
 Workload importOnnxPy(const py::object& path, const std::string& device, int accelerators, int cpus,
                       const std::string& cpu, bool training,
                       const std::map<std::string, std::int64_t>& dims, const std::string& granularity,
-                      int layerDepth, std::optional<double> optimizerStates) {
+                      int layerDepth, std::optional<double> optimizerStates,
+                      std::optional<double> syncBandwidth, double samplesPerSync) {
   OnnxImportOptions options;
   options.modelPath = pathString(path);
   if (accelerators < 0 || accelerators > kMaxDevicesPerKind || cpus < 0 || cpus > kMaxDevicesPerKind)
@@ -475,6 +477,14 @@ Workload importOnnxPy(const py::object& path, const std::string& device, int acc
     if (!training) invalid("import_onnx: optimizer_states applies to training only");
     options.optimizerStates = *optimizerStates;
   }
+  if (syncBandwidth) {
+    if (!(*syncBandwidth > 0) || !std::isfinite(*syncBandwidth))
+      invalid("import_onnx: sync_bandwidth must be a positive number of bytes per second");
+    options.syncBandwidth = *syncBandwidth;
+  }
+  if (!(samplesPerSync >= 1) || !std::isfinite(samplesPerSync))
+    invalid("import_onnx: samples_per_sync must be a number >= 1");
+  options.samplesPerSync = samplesPerSync;
   std::string error;
   const auto accelerator = loadDeviceSpec(device, DeviceKind::Accelerator, &error);
   if (!accelerator) invalid("import_onnx: device: " + error);
@@ -777,8 +787,11 @@ PYBIND11_MODULE(_core, m) {
         py::arg("accelerators") = 1, py::arg("cpus") = 0, py::arg("cpu") = "xeon-8380-core",
         py::arg("training") = false, py::arg("dims") = std::map<std::string, std::int64_t>{},
         py::arg("granularity") = "operator", py::arg("layer_depth") = 0,
-        py::arg("optimizer_states") = py::none(),
-        "Reads an ONNX model through the analytic cost model (`dnnplace import onnx`).");
+        py::arg("optimizer_states") = py::none(), py::arg("sync_bandwidth") = py::none(),
+        py::arg("samples_per_sync") = 1.0,
+        "Reads an ONNX model through the analytic cost model (`dnnplace import onnx`); "
+        "sync_bandwidth (bytes/s; default: the device's) and samples_per_sync set replicated "
+        "stages' all-reduce.");
 
   m.def(
       "methods",

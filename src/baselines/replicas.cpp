@@ -16,7 +16,7 @@ std::optional<SolveOutcome> replicationRefusal(const Workload& workload, const S
   if (!(workload.machine.syncBandwidth > 0)) {
     refused.message =
         "--replicate needs the workload's syncBandwidth (docs/model.md §9): without it no block "
-        "can be replicated";
+        "can be replicated (import onnx --sync-bandwidth, or a device with a sync figure, sets it)";
     return refused;
   }
   return std::nullopt;

@@ -31,6 +31,19 @@ double allReduceBytes(double parameterBytes, const MemoryRules& rules) {
   return rules.training ? parameterBytes : 0;
 }
 
+Machine costedMachine(const DeviceSpec& accelerator, int accelerators, int cpus, double syncBandwidth,
+                      double samplesPerSync) {
+  Machine machine;
+  machine.maxSizePerFpga = accelerator.memory;
+  machine.maxFpgas = accelerators;
+  machine.maxCpus = cpus;
+  // Bytes per second to the workload's bytes per millisecond. In inference
+  // parameterSize is 0, so replicas cost no all-reduce and only divide the load.
+  machine.syncBandwidth = (syncBandwidth > 0 ? syncBandwidth : accelerator.syncBandwidth) / 1000.0;
+  machine.samplesPerSync = samplesPerSync;
+  return machine;
+}
+
 void addBackwardTwins(ForwardGraph& graph, const DeviceSpec& accelerator, const DeviceSpec& cpu) {
   const std::size_t numForward = graph.nodes.size();
   std::map<std::int64_t, std::size_t> position;  // forward node id -> index
@@ -153,10 +166,8 @@ std::optional<Workload> buildCostedWorkload(const std::string& name,
   graph.firstBackwardId = options.firstBackwardId;
   if (options.memory.training) addBackwardTwins(graph, options.accelerator, options.cpu);
 
-  Machine machine;
-  machine.maxSizePerFpga = options.accelerator.memory;
-  machine.maxFpgas = options.accelerators;
-  machine.maxCpus = options.cpus;
+  const Machine machine = costedMachine(options.accelerator, options.accelerators, options.cpus,
+                                        options.syncBandwidth, options.samplesPerSync);
   std::string why;
   auto workload = buildWorkload(name, machine, std::move(graph.nodes), graph.edges, &why);
   if (!workload) {

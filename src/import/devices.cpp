@@ -147,8 +147,8 @@ bool readKind(const DeviceFields& entry, std::optional<DeviceKind>* out, const s
 }
 
 /// One device object as a spec of `kind`: an accelerator needs all five
-/// figures, a CPU core peakFlops, memoryBandwidth and opOverhead (its memory
-/// and link figures are ignored and stay 0).
+/// figures (and may give syncBandwidth), a CPU core peakFlops, memoryBandwidth
+/// and opOverhead (its memory and link figures are ignored and stay 0).
 bool readSpec(const DeviceFields& entry, DeviceKind kind, const std::string& where, DeviceSpec* spec,
               std::string* error) {
   if (!entry.duplicate.empty()) {
@@ -163,7 +163,9 @@ bool readSpec(const DeviceFields& entry, DeviceKind kind, const std::string& whe
     return false;
   if (kind == DeviceKind::Accelerator &&
       (!readFigure(entry, "memory", false, &spec->memory, where, error) ||
-       !readFigure(entry, "linkBandwidth", false, &spec->linkBandwidth, where, error)))
+       !readFigure(entry, "linkBandwidth", false, &spec->linkBandwidth, where, error) ||
+       (entry.fields.contains("syncBandwidth") &&
+        !readFigure(entry, "syncBandwidth", false, &spec->syncBandwidth, where, error))))
     return false;
   // Required although it may be 0: for small operators it decides the
   // latency, so a spec should state it rather than inherit a silent default.
@@ -293,7 +295,8 @@ std::string deviceCatalogText() {
   // Lines joined without a final newline, as --help's other tables are.
   std::string text = "  " + padded("name", 16, false) + padded("kind", 12, false) +
                      padded("TFLOP/s", 9, true) + padded("memory GB/s", 13, true) +
-                     padded("memory", 8, true) + padded("link GB/s", 11, true);
+                     padded("memory", 8, true) + padded("link GB/s", 11, true) +
+                     padded("sync GB/s", 11, true);
   for (const auto& [kind, spec] : deviceCatalog()) {
     const bool cpu = kind == DeviceKind::Cpu;
     text += "\n  " + padded(spec.name, 16, false) +
@@ -301,7 +304,8 @@ std::string deviceCatalogText() {
             padded(figure(spec.peakFlops / 1e12), 9, true) +
             padded(figure(spec.memoryBandwidth / 1e9), 13, true) +
             padded(cpu ? "-" : figure(spec.memory / 1e9) + " GB", 8, true) +
-            padded(cpu ? "-" : figure(spec.linkBandwidth / 1e9), 11, true);
+            padded(cpu ? "-" : figure(spec.linkBandwidth / 1e9), 11, true) +
+            padded(cpu || spec.syncBandwidth == 0 ? "-" : figure(spec.syncBandwidth / 1e9), 11, true);
   }
   return text;
 }

@@ -396,10 +396,8 @@ std::optional<Workload> importModel(const std::string& bytes, const std::string&
 
   // Memory that no plan can meet: an operator larger than an accelerator
   // with no CPU core to fall back on, or more than all accelerators hold.
-  Machine machine;
-  machine.maxSizePerFpga = options.accelerator.memory;
-  machine.maxFpgas = options.accelerators;
-  machine.maxCpus = options.cpus;
+  const Machine machine = costedMachine(options.accelerator, options.accelerators, options.cpus,
+                                        options.syncBandwidth, options.samplesPerSync);
   if (options.cpus == 0) {
     double total = 0;
     for (const Node& node : built.nodes) {

@@ -80,6 +80,34 @@ def test_measured_cpu_latency_and_training_twins():
     assert nodes["conv"]["size"] == 896 * 4 + 1024
 
 
+def test_replicated_stages_from_a_profile():
+    # docs/model.md §9: the A100's NVLink (300 GB/s one way) is the default
+    # all-reduce bandwidth, in bytes per millisecond; sync_bandwidth replaces it.
+    model, x = small()
+    w = dt.profile(model, (x,), accelerators=4, training=True, measure_cpu=False)
+    d = w.to_dict()
+    assert d["syncBandwidth"] == 3e8 and "samplesPerSync" not in d
+    assert nodes_by_name(w)["conv"]["parameterSize"] == 896
+    plan = dnnplace.solve(w, method="dp", replicate=True)
+    assert plan.status == "optimal"
+    assert sum(dev.replicas for dev in plan.devices if dev.kind == "accelerator") <= 4
+    check = dnnplace.evaluate(w, plan)
+    assert check.feasible and plan.objective == pytest.approx(check.objective, rel=1e-12)
+    w = dt.profile(model, (x,), accelerators=4, training=True, measure_cpu=False,
+                   sync_bandwidth=1e9, samples_per_sync=4)
+    d = w.to_dict()
+    assert d["syncBandwidth"] == 1e6 and d["samplesPerSync"] == 4
+    with pytest.raises(ValueError, match="sync_bandwidth must be"):
+        dt.profile(model, (x,), sync_bandwidth=-1, measure_cpu=False)
+    with pytest.raises(ValueError, match="samples_per_sync must be"):
+        dt.profile(model, (x,), samples_per_sync=0.5, measure_cpu=False)
+    # A device the catalog gives no sync figure: replication is refused, saying how to get it.
+    w = dt.profile(model, (x,), device="tpu-v4", accelerators=4, training=True, measure_cpu=False)
+    assert "syncBandwidth" not in w.to_dict()
+    with pytest.raises(ValueError, match="--replicate needs the workload's syncBandwidth"):
+        dnnplace.solve(w, method="dp", replicate=True)
+
+
 def test_profile_and_split_errors():
     model, x = small()
     with pytest.raises(ValueError, match="granularity must be 'operator' or 'module'"):

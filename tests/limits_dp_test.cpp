@@ -121,8 +121,9 @@ TEST(LimitsDp, SeedsKeepTheTimeAndMemoryLimits) {
   const double lowerBound = plan["lowerBound"].get<double>();
   // Along one order, the DP's tables are refused as well: the chain found
   // without a lattice is the plan.
-  run = measuredSolve(
-      workload, {"--method", "dp-linear", "--time-limit", "1", "--memory-limit", "100000000"}, &plan);
+  run = measuredSolve(workload,
+                      {"--method", "dp-linear", "--time-limit", "1", "--memory-limit", "100000000"},
+                      &plan);
   EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_LT(run.seconds, 3.0);
   expectPeakWithinLimit(run);
@@ -153,6 +154,38 @@ TEST(LimitsDp, TheIdealCapHoldsForTheSeeds) {
   options.interrupt = &stop;
   outcome = solve(workload, "dp", options);
   EXPECT_EQ(outcome.stop, StopReason::Interrupt) << outcome.message;
+}
+
+// The seeds' coarse DPs get at most half the time left: on a lattice too
+// wide for the limit (W = 12, L = 3: 16.7 M ideals; the chains cut in two,
+// 531,441 ideals) they once took the whole limit and the DP never began. A
+// coarse DP stopped there still offers the chain its good-enough run found.
+TEST(LimitsDp, TheSeedsLeaveTheDpHalfTheTime) {
+  GeneratorOptions wide;
+  wide.shape = GraphShape::SeriesParallel;
+  wide.blocks = 1;
+  wide.width = 12;
+  wide.chainLength = 3;
+  wide.accelerators = 6;
+  wide.cpus = 1;
+  const Workload workload = generateWorkload(wide);
+  SolveOptions options;
+  options.timeLimitSeconds = 4;
+  options.memoryLimitBytes = 300e6;
+  options.threads = 1;
+  const SolveOutcome outcome = solve(workload, "dp", options);
+  ASSERT_TRUE(outcome.placement) << outcome.message;
+  // The full lattice does not fit either limit: whichever comes first.
+  EXPECT_TRUE(outcome.stop == StopReason::TimeLimit || outcome.stop == StopReason::MemoryLimit)
+      << outcome.message;
+  double seed = -1, enumerate = -1;
+  for (const PhaseTime& phase : outcome.phases) {
+    if (phase.name == "seed") seed = phase.seconds;
+    if (phase.name == "enumerate") enumerate = phase.seconds;
+  }
+  EXPECT_GT(seed, 0);
+  EXPECT_LT(seed, 0.5 * 4 + 0.5);  // half the limit, and the deadline checks' step
+  EXPECT_GT(enumerate, 0) << outcome.message;
 }
 
 // The memory limit covers the lattice, its tables, the seed tables and the

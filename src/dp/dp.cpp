@@ -214,11 +214,18 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
   // graphs the finer ones come within a fraction of a percent of the
   // optimum, and the full DP then decides in one run instead of several
   // good-enough runs (each about as costly as the decisive one).
-  // The user's caps on ideals and memory hold for the coarse lattices too.
+  // The user's caps on ideals and memory hold for the coarse lattices too,
+  // and they get at most half the time left: a coarse lattice can itself be
+  // too large for the limit (series-parallel W = 12, L = 3, 20 s: the chains
+  // cut in two, 531,441 ideals, took all 20 s and the full DP never began).
+  // A coarse DP stopped there still offers the chain it had found.
   SolveOptions seedOptions = options;
   seedOptions.progress = nullptr;
+  const Clock::time_point now = Clock::now();
+  const Clock::time_point seedDeadline =
+      deadline <= now || deadline == Clock::time_point::max() ? deadline : now + (deadline - now) / 2;
   for (int pieces = 1; pieces <= kMaxSeedPieces; ++pieces) {
-    if (pastLimit(deadline, options.interrupt)) break;
+    if (pastLimit(seedDeadline, options.interrupt)) break;
     const std::optional<Workload> coarse = chainCoarsened(workload, graph, pieces);
     if (!coarse) break;
     // A second contraction, of another workload: the coarse one has other
@@ -228,7 +235,7 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
     if (coarseGraph.numSuperNodes >= graph.numSuperNodes) break;
     // Both counts capped: the full lattice may be far too large to count.
     CountLimits countLimits;
-    countLimits.deadline = deadline;
+    countLimits.deadline = seedDeadline;
     countLimits.interrupt = options.interrupt;
     const IdealCount coarseIdeals =
         countIdeals(coarseGraph, pieces == 1 ? 2000 : 1u << 22, countLimits);
@@ -238,8 +245,10 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
       break;                      // finer cuts only have more
     }
     if (pieces >= 2 && !countIdeals(graph, 8 * coarseIdeals.count, countLimits).exceeded) break;
-    const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, deadline, best.objective);
-    if (r.kind == ChainResult::Kind::Found) offer(*coarse, coarseGraph, r.objective, r.blocks);
+    const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, seedDeadline, best.objective);
+    if (r.kind == ChainResult::Kind::Found || !r.blocks.empty())
+      offer(*coarse, coarseGraph, r.objective, r.blocks);
+    if (r.kind != ChainResult::Kind::Found && r.kind != ChainResult::Kind::NoChain) break;
   }
   return best;
 }

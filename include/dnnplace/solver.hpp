@@ -234,6 +234,13 @@ SolveOutcome solve(const Workload& workload, const std::string& method, const So
 /// number of seconds below 10^7.
 std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options);
 
+/// `options` whose time limit is the time left until `deadline` (at least a
+/// millisecond), or, with `share` below 1, that share of it: for the parts of
+/// a method made of other methods, so that together they keep one limit.
+/// Without a deadline (time_point::max()) `options` as they are.
+SolveOptions optionsUntil(const SolveOptions& options, std::chrono::steady_clock::time_point deadline,
+                          double share = 1);
+
 /// Evaluator options matching what a solve was asked to optimize.
 EvaluateOptions evaluateOptionsFor(const SolveOptions& options);
 

@@ -195,6 +195,17 @@ std::chrono::steady_clock::time_point deadlineOf(const SolveOptions& options) {
   return deadlineAfter(options.timeLimitSeconds);
 }
 
+SolveOptions optionsUntil(const SolveOptions& options, std::chrono::steady_clock::time_point deadline,
+                          double share) {
+  if (deadline == std::chrono::steady_clock::time_point::max()) return options;
+  SolveOptions within = options;
+  const double left =
+      std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  // A limit that is not positive would mean none.
+  within.timeLimitSeconds = std::max(1e-3, share * left);
+  return within;
+}
+
 Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan,
                         const EvaluateOptions& options) {
   std::vector<std::string> problems;

@@ -183,12 +183,21 @@ TEST(ThroughputBound, MethodsReportItBelowTheOptimum) {
   for (int i = 0; i < 60; ++i) {
     const Workload w = communicationBound(rng);
     const Optimum optimum = bruteForce(w);
+    // bound's plan for --diffmaxima is its plan for max-load (dp's or local
+    // search's), so it finds one exactly when it does for max-load.
+    bool boundFoundForMaxLoad = false;
     for (const bool diffMaxima : {false, true}) {
       options.diffMaxima = diffMaxima;
       const double truth = diffMaxima ? optimum.diffMaxima : optimum.maxLoad;
       for (const char* method : {"bound", "milp"}) {
         const SolveOutcome outcome = solve(w, method, options);
         ASSERT_TRUE(outcome.ok()) << method << ": " << outcome.message;
+        if (std::string(method) == "bound") {
+          if (!diffMaxima)
+            boundFoundForMaxLoad = outcome.found();
+          else
+            EXPECT_EQ(outcome.found(), boundFoundForMaxLoad) << "case " << i << ": " << outcome.message;
+        }
         if (truth == kInf) {
           EXPECT_FALSE(outcome.found()) << method << " case " << i;
           continue;

@@ -425,10 +425,11 @@ std::string ThroughputBound::describe() const {
   std::ostringstream out;
   out << "lower bounds: work " << formatShortest(work);
   if (skipped) out << " (too many classes for the representatives LP)";
-  if (milpProbes > 0)
-    out << ", covering MILP " << formatShortest(milp) << " (" << milpProbes << " probes)";
+  // A component whose probes ruled out no max-load above 0 proved nothing.
+  auto proved = [](double value) { return value > 0 ? formatShortest(value) : "nothing"; };
+  if (milpProbes > 0) out << ", covering MILP " << proved(milp) << " (" << milpProbes << " probes)";
   if (probes > 0 || representatives > 0)
-    out << ", representatives LP " << formatShortest(representatives) << " (" << probes << " probes, "
+    out << ", representatives LP " << proved(representatives) << " (" << probes << " probes, "
         << pairsRuledOut << " block pairs ruled out by minimum cuts"
         << (stopped ? ", stopped by the time limit" : "") << ")";
   else if (stopped)

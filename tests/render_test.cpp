@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -320,6 +321,34 @@ void expectReportNumbers(const std::string& html, const Evaluation& e) {
     EXPECT_EQ(valueAfter(html, "data-load", &row), r.load) << name;
     EXPECT_EQ(valueAfter(html, "data-memory", &row), r.memory) << name;
   }
+}
+
+// A plan file with replicated stages is drawn beside the bound that holds
+// with replicas (model.md §9): the bound of placements without them (9 here,
+// the largest class) was once drawn above the plan's own 5, "gap 0 %".
+TEST(RenderReport, AReplicatedPlanFileGetsTheBoundThatHoldsWithReplicas) {
+  const auto workload = testing::writeTemp(kReplicated);
+  const auto plan = testing::writeTemp(
+      R"({"fpgas": [{"nodes": [1], "replicas": 3}, {"nodes": [2]}], "cpus": [{"nodes": [3]}]})");
+  const auto out = testing::tempPath(".html");
+  const auto result =
+      testing::runCli("render " + workload.string() + " " + plan.string() + " --out " + out.string());
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  std::ifstream file(out);
+  const std::string html((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::size_t at = html.find("id=\"objective\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(valueAfter(html, "data-value", &at), 5);  // the CPU core
+  at = html.find("id=\"bound\"");
+  ASSERT_NE(at, std::string::npos);
+  // Work over the 6 devices: 9 + 3 on accelerators, 5 on the core.
+  EXPECT_DOUBLE_EQ(valueAfter(html, "data-value", &at), 17.0 / 6);
+  // info names both bounds.
+  const auto info = testing::runCli("info " + workload.string());
+  EXPECT_NE(info.out.find("max-load lower bound:     9 (without replicated stages)\n"
+                          "  with replicated stages: 2.833333333 (syncBandwidth: solve --replicate)\n"),
+            std::string::npos)
+      << info.out;
 }
 
 TEST(RenderReport, NumbersEqualTheEvaluators) {

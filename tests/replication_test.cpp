@@ -137,12 +137,16 @@ TEST(Replication, BadInputsGiveOneLineAndExitTwo) {
     const char* plan;
     std::string expected;  ///< after "dnnplace: PLAN: "
   };
-  for (const Case& c : {Case{R"({"fpgas": [{"nodes": [1, 2, 3], "replicas": 0}]})",
-                             "fpgas[0]: replicas must be at least 1, got 0"},
-                        Case{R"({"fpgas": [{"nodes": [1, 2, 3], "replicas": "x"}]})",
-                             "fpgas[0]: replicas must be an integer, got string \"x\""},
-                        Case{R"({"fpgas": [{"nodes": [1, 2]}, {"nodes": [3], "replicas": 5}]})",
-                             "fpgas[1]: replicas 5 is more than the workload's maxFPGAs (4)"}}) {
+  for (const Case& c :
+       {Case{R"({"fpgas": [{"nodes": [1, 2, 3], "replicas": 0}]})",
+             "fpgas[0]: replicas must be at least 1, got 0"},
+        Case{R"({"fpgas": [{"nodes": [1, 2, 3], "replicas": "x"}]})",
+             "fpgas[0]: replicas must be an integer, got string \"x\""},
+        Case{R"({"fpgas": [{"nodes": [1, 2]}, {"nodes": [3], "replicas": 5}]})",
+             "fpgas[1]: replicas 5 is more than the workload's maxFPGAs (4)"},
+        Case{R"({"fpgas": [{"nodes": [1, 2]}], "cpus": [{"nodes": [3], "replicas": 2}]})",
+             "cpus[0]: replicas 2 on a CPU core: only accelerator blocks are replicated "
+             "(docs/model.md §9)"}}) {
     const auto plan = testing::writeTemp(c.plan);
     const auto result = runCli("evaluate " + workload.string() + " " + plan.string());
     EXPECT_EQ(result.exitCode, 2) << c.plan;
@@ -179,6 +183,17 @@ TEST(Replication, BadInputsGiveOneLineAndExitTwo) {
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_EQ(result.err, "dnnplace: " + bad.string() +
                             ": node #1 (id 2): parameterSize must be a finite number >= 0, got -3\n");
+  // So tiny a bandwidth that the all-reduce of 1e30 bytes of weights would
+  // be infinite (a plan was once "feasible" with an infinite max-load).
+  for (const double bandwidth : {0.0, 1e-300, -1.0}) {
+    nlohmann::json slow = nlohmann::json::parse(kChain);
+    slow["syncBandwidth"] = bandwidth;
+    const auto file = testing::writeTemp(slow.dump());
+    result = runCli("info " + file.string());
+    EXPECT_EQ(result.exitCode, 2) << bandwidth;
+    EXPECT_NE(result.err.find(": syncBandwidth must be "), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
 }
 
 // One time limit for every part of a method with --replicate (the pure

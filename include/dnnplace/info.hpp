@@ -18,6 +18,9 @@ struct WorkloadStatistics {
   double acceleratorWork = 0, cpuWork = 0;  ///< sums of the nodes' latencies
   double memory = 0;                        ///< bytes, summed over the nodes
   double maxLoadLowerBound = 0;             ///< trivialThroughputLowerBound
+  /// replicatedThroughputLowerBound when the workload allows replicated
+  /// stages (syncBandwidth), else 0.
+  double replicatedLowerBound = 0;
   /// Ideals of the contracted forward graph: exact unless idealsExceeded
   /// (more than the cap) or idealsStopped (at least this many: the time
   /// limit or an interrupt stopped the count).

@@ -257,4 +257,9 @@ std::optional<Evaluation> evaluatePlanFile(const Workload& workload, const std::
 /// each class must go somewhere, and the total work spreads over k + ℓ devices.
 double trivialThroughputLowerBound(const Workload& workload);
 
+/// The same for placements with replicated stages (docs/model.md §9), which
+/// divide a class's load between replicas: the least work of every node over
+/// all k + ℓ devices (a block's r replicas together carry at least its work).
+double replicatedThroughputLowerBound(const Workload& workload);
+
 }  // namespace dnnplace

@@ -93,7 +93,7 @@ class PlanSchema {
         if (name == kListNames[l]) member_ = l;
     } else if (level == 3 && inDevice_) {
       nodesKey_ = name == "nodes";
-      replicasKey_ = name == "replicas" && streaming_ == kFpgas;
+      replicasKey_ = name == "replicas";
     }
   }
 
@@ -178,6 +178,11 @@ class PlanSchema {
         list.error = where() + ": replicas must be at least 1, got " + std::to_string(replicas);
         return;
       }
+      if (streaming_ == kCpus && replicas != 1) {
+        list.error = where() + ": replicas " + std::to_string(replicas) +
+                     " on a CPU core: only accelerator blocks are replicated (docs/model.md §9)";
+        return;
+      }
     }
     list.replicas.push_back(replicas);
     list.devices.push_back(std::move(ids_));
@@ -191,10 +196,10 @@ class PlanSchema {
   int streaming_ = kNone;     ///< the list whose array is being read
   bool inDevice_ = false;     ///< inside a device's object
   bool nodesKey_ = false;     ///< the device's last key was "nodes"
-  bool replicasKey_ = false;  ///< the device's last key was "replicas" (fpgas only)
+  bool replicasKey_ = false;  ///< the device's last key was "replicas"
   bool inNodes_ = false;      ///< inside a device's "nodes" array
   Field nodes_;               ///< the device's "nodes", as last given
-  Field replicas_;            ///< an accelerator's "replicas" (docs/model.md §9), as last given
+  Field replicas_;            ///< the device's "replicas" (docs/model.md §9), as last given
   std::vector<std::int64_t> ids_;
   std::string idError_;  ///< the first fault among ids_
 };

@@ -46,12 +46,13 @@ enum NodeField : int {
 };
 enum EdgeField : int { kSource, kDest, kCost, kEdgeFields };
 
-constexpr std::array<std::string_view, kTopFields> kTopNames = {"maxSizePerFPGA", "maxFPGAs", "maxCPUs",
-                                                                "nodes", "edges", "syncBandwidth",
+constexpr std::array<std::string_view, kTopFields> kTopNames = {"maxSizePerFPGA", "maxFPGAs",
+                                                                "maxCPUs",        "nodes",
+                                                                "edges",          "syncBandwidth",
                                                                 "samplesPerSync"};
 constexpr std::array<std::string_view, kNodeFields> kNodeNames = {
-    "id",  "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode", "colorClass", "size",
-    "name", "layerId", "parameterSize"};
+    "id",   "supportedOnFpga", "cpuLatency",   "fpgaLatency", "isBackwardNode", "colorClass", "size",
+    "name", "layerId",         "parameterSize"};
 constexpr std::array<std::string_view, kEdgeFields> kEdgeNames = {"sourceId", "destId", "cost"};
 
 constexpr int kNone = -1;
@@ -102,9 +103,8 @@ bool readNode(const Value& item, const std::array<Field, kNodeFields>& f, std::s
     if (!json_reader::readInteger(f[kLayerId], "layerId", true, &layer, where, error)) return false;
     node->layerId = layer;
   }
-  if (f[kParameterSize].present() &&
-      !json_reader::readNumber(f[kParameterSize], "parameterSize", false, &node->parameterSize, where,
-                               error))
+  if (f[kParameterSize].present() && !json_reader::readNumber(f[kParameterSize], "parameterSize", false,
+                                                              &node->parameterSize, where, error))
     return false;
   return true;
 }
@@ -198,8 +198,10 @@ class WorkloadSchema {
       if (!json_reader::readNumber(topFields_[kSyncBandwidth], "syncBandwidth", false, &bandwidth,
                                    where, error))
         return std::nullopt;
-      if (!(bandwidth > 0)) {
-        *error = file_ + ": syncBandwidth must be positive (bytes per millisecond), got " +
+      // At least the reciprocal of the largest amount (1e30): the all-reduce
+      // of weights summed over the graph then stays finite.
+      if (!(bandwidth >= 1e-30)) {
+        *error = file_ + ": syncBandwidth must be at least 1e-30 (bytes per millisecond), got " +
                  formatShortest(bandwidth);
         return std::nullopt;
       }

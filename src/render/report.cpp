@@ -282,7 +282,12 @@ std::optional<SolveOutcome> outcomeOfPlan(const Workload& workload, const PlanFi
   outcome.objective = outcome.evaluation.objective;
   outcome.status = outcome.evaluation.feasible ? SolveStatus::Feasible : SolveStatus::Infeasible;
   if (options.objective == Objective::Throughput && !options.diffMaxima) {
-    outcome.lowerBound = trivialThroughputLowerBound(workload);
+    // A plan with replicated stages may go below the bound of placements
+    // without them (docs/model.md §9): the one that holds with replicas.
+    bool replicated = false;
+    for (int a = 0; a < placement.numAccelerators; ++a) replicated |= placement.replicasOf(a) > 1;
+    outcome.lowerBound = replicated ? replicatedThroughputLowerBound(workload)
+                                    : trivialThroughputLowerBound(workload);
     if (outcome.objective > 0)
       outcome.gap = std::max(0.0, (outcome.objective - outcome.lowerBound) / outcome.objective);
   }

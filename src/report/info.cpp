@@ -27,6 +27,7 @@ WorkloadStatistics workloadStatistics(const Workload& w, std::uint64_t maxIdeals
   s.edges = w.graph().edges.size();
   s.colorClasses = w.graph().numClasses;
   s.maxLoadLowerBound = trivialThroughputLowerBound(w);
+  if (w.machine.syncBandwidth > 0) s.replicatedLowerBound = replicatedThroughputLowerBound(w);
 
   CountLimits limits;
   limits.deadline = std::chrono::steady_clock::now() +
@@ -67,7 +68,11 @@ std::string statisticsToText(const Workload& w, const WorkloadStatistics& s) {
   line("total accelerator work:   %.10g\n", s.acceleratorWork);
   line("total CPU work:           %.10g\n", s.cpuWork);
   line("total memory:             %.10g bytes\n", s.memory);
-  line("max-load lower bound:     %.10g\n", s.maxLoadLowerBound);
+  line("max-load lower bound:     %.10g%s\n", s.maxLoadLowerBound,
+       s.replicatedLowerBound > 0 ? " (without replicated stages)" : "");
+  if (s.replicatedLowerBound > 0)
+    line("  with replicated stages: %.10g (syncBandwidth: solve --replicate)\n",
+         s.replicatedLowerBound);
   return text;
 }
 

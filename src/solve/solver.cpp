@@ -11,6 +11,7 @@
 #include "baselines/expert.hpp"
 #include "baselines/greedy.hpp"
 #include "baselines/local_search.hpp"
+#include "baselines/replicas.hpp"
 #include "baselines/scotch.hpp"
 #include "baselines/single.hpp"
 #include "dp/dp.hpp"
@@ -378,6 +379,10 @@ SolveOutcome solve(const Workload& workload, const std::string& name, const Solv
 
 double trivialThroughputLowerBound(const Workload& workload) {
   return objective::throughputLowerBound(workload, objective::ClassTotals(workload));
+}
+
+double replicatedThroughputLowerBound(const Workload& workload) {
+  return baseline::replicatedWorkBound(workload);
 }
 
 }  // namespace dnnplace

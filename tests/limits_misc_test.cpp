@@ -38,7 +38,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 /// A DAG of n nodes with an edge i -> j for every pair i < j of odd sum
 /// (about n²/4 edges), k accelerators, memory to spare.
 Workload denseDag(int n, int k) {
@@ -92,7 +91,6 @@ double secondsOf(const std::function<void()>& f) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-
 /// The workload JSON of chain(n, k, capacity).
 std::string chainJson(int n, int k, double capacity) {
   std::string text = R"({"maxSizePerFPGA": )" + std::to_string(capacity) + R"(, "maxFPGAs": )" +
@@ -118,7 +116,9 @@ TEST(LimitsScotch, ADenseDagKeepsAShortTimeLimit) {
   SolveOutcome outcome;
   const double seconds = secondsOf([&] { outcome = solve(w, "scotch", options); });
   ASSERT_TRUE(outcome.found()) << outcome.message;
-  EXPECT_LT(seconds, 0.5 + 1 + 1) << outcome.message;
+  // A second more under AddressSanitizer, several times slower (3.0 s once on
+  // a loaded machine, Scotch skipped).
+  EXPECT_LT(seconds, 0.5 + 1 + (testing::kSanitized ? 2 : 1)) << outcome.message;
   // What was cut: the class graph's lighter edges, or (on a loaded machine,
   // when building it took the time) Scotch itself.
   EXPECT_TRUE(outcome.message.find("heaviest of") != std::string::npos ||
@@ -316,13 +316,18 @@ TEST(LimitsReader, AnEndlessPipeStopsAtTheCap) {
   close(fds[0]);  // the writer then fails with EPIPE and ends
   writer.join();
   EXPECT_FALSE(text);
-  EXPECT_EQ(error, path + ": more than 1000000 bytes, the input cap (a quarter of the memory limit, at least 64 MiB)");
+  EXPECT_EQ(
+      error,
+      path +
+          ": more than 1000000 bytes, the input cap (a quarter of the memory limit, at least 64 MiB)");
 
   // A regular file past the cap is refused before it is read; one at the cap is read.
   const auto file = testing::writeTemp(std::string(1000, ' '), ".json");
   EXPECT_FALSE(readFile(file.string(), &error, 999));
-  EXPECT_EQ(error,
-            file.string() + ": more than 999 bytes, the input cap (a quarter of the memory limit, at least 64 MiB)");
+  EXPECT_EQ(
+      error,
+      file.string() +
+          ": more than 999 bytes, the input cap (a quarter of the memory limit, at least 64 MiB)");
   const auto whole = readFile(file.string(), &error, 1000);
   ASSERT_TRUE(whole) << error;
   EXPECT_EQ(whole->size(), 1000u);

@@ -220,7 +220,8 @@ TEST(Replication, TheTimeLimitHoldsForAllTheParts) {
     const SolveOutcome outcome = solve(w, method, options);
     const double seconds = secondsSince(start);
     ASSERT_TRUE(outcome.placement) << method << ": " << outcome.message;
-    EXPECT_LT(seconds, 2 * 1.1 + 0.5) << method;  // max(1 s, 10%), and the re-check
+    // max(1 s, 10%), and the re-check (slower under AddressSanitizer).
+    EXPECT_LT(seconds, 2 + 1 + (testing::kSanitized ? 1.5 : 0.5)) << method;
     EXPECT_GT(outcome.seconds, 0.5 * seconds) << method;
     EXPECT_LE(outcome.seconds, seconds) << method;
   }

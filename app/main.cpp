@@ -63,10 +63,11 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     solveCmd->add_option("--out", solveArgs.out, "write the plan here instead of stdout");
     addRunOptions(solveCmd, &solveArgs.options, "seconds", &given);
-    given.contiguity =
-        solveCmd->add_option("--contiguity", solveArgs.contiguity, "milp throughput: none or convex")
-            ->check(CLI::IsMember({"none", "convex"}))
-            ->capture_default_str();
+    given.contiguity = solveCmd
+                           ->add_option("--contiguity", solveArgs.contiguity,
+                                        "milp (throughput) and search: none or convex")
+                           ->check(CLI::IsMember({"none", "convex"}))
+                           ->capture_default_str();
     given.gap =
         solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
             ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))

@@ -25,8 +25,8 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
   options->threads = defaultThreads();
   command
       ->add_option("--threads", options->threads,
-                   "worker threads for dp, joining a DP run once it has taken 5 ms (default: this "
-                   "machine's cores)")
+                   "worker threads for dp (joining a DP run once it has taken 5 ms) and search "
+                   "(default: this machine's cores)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   command->add_option("--seed", options->seed, "random seed")
@@ -48,8 +48,8 @@ void addRunOptions(CLI::App* command, SolveOptions* options, const std::string& 
   command
       ->add_option(
           "--max-ideals", options->maxIdeals,
-          "dp, dp-linear, pipedream: stop past this many ideals and return the best plan found (0: no "
-          "cap)")
+          "dp, dp-linear, pipedream (and the DP that milp and bound start from): stop past this "
+          "many ideals and return the best plan found (0: no cap)")
       ->check(kNonNegativeInteger);
   options->memoryLimitBytes = defaultMemoryLimit();
   command

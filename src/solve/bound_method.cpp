@@ -118,10 +118,17 @@ SolveOutcome boundOutcome(const Workload& w, const SolveOptions& options) {
   // Optimal to the bisection's width, as milp is to its default gap.
   const bool closes = plan->objective - outcome.lowerBound <= 1e-4 * plan->objective;
   outcome.status = closes ? SolveStatus::Optimal : SolveStatus::Feasible;
+  // A workload that allows replicated stages: this bound is for plans without them.
+  const std::string replicas =
+      !latency && w.machine.syncBandwidth > 0
+          ? "; for placements without replicated stages (with them: solve --replicate, which reports "
+            "the work bound with replication)"
+          : "";
   outcome.message = "plan from " + plan->method +
                     (options.diffMaxima ? " for max-load, scored as max FW + max BW" : "") +
                     (latency ? std::string() : " (the bound's search starts below it)") + "; " + notes +
-                    (options.diffMaxima ? " (on max-load, which max FW + max BW is never below)" : "");
+                    (options.diffMaxima ? " (on max-load, which max FW + max BW is never below)" : "") +
+                    replicas;
   return outcome;
 }
 

@@ -531,6 +531,7 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
                      std::to_string(ga.generations()) + " generations; best chain: " + best.origin +
                      ", " + std::to_string(graph.numSuperNodes) + " super-nodes, max-load " +
                      formatTenDigits(objective) + "; the DP along the seeds: " + seedNote;
+  bool boundCut = false;  // a limit stopped the bound's search
   if (objective > lowerBound && !sameObjective(objective, lowerBound) &&
       !pastLimit(deadline, options.interrupt)) {
     // The representatives LP gets half of the time the GA left (it skips
@@ -542,6 +543,7 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
         bounds::throughputBound(workload, totals, objective, boundDeadline, options.interrupt,
                                 /*withMilp=*/false, baseline::memoryLeft(workload, options));
     lowerBound = std::max(lowerBound, proven.value());
+    boundCut = proven.stopped;
     note += "; " + proven.describe();
     phases.end("bound");
   }
@@ -581,7 +583,9 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
   outcome.objective = objective;
   outcome.lowerBound = lowerBound;
   outcome.status = sameObjective(objective, lowerBound) ? SolveStatus::Optimal : SolveStatus::Feasible;
-  outcome.stop = stopOf(ga.stopped(), options);
+  // A limit that cut the genetic algorithm, the bound or the local search
+  // short (the last runs its restarts until the deadline).
+  outcome.stop = stopOf(ga.stopped() || boundCut || pastLimit(deadline, options.interrupt), options);
   outcome.message = note;
   return outcome;
 }

@@ -176,6 +176,10 @@ int runCompare(CompareArgs& args, OptionSet given) {
   for (const auto& path : args.workloads) {
     auto workload = loadWorkload(path, &error, readLimitFor(args.options.memoryLimitBytes));
     if (!workload) return loadFailed(path, error);
+    // Every replicated row would be refused: say so once, as solve does.
+    if (args.options.replicate && !(workload->machine.syncBandwidth > 0))
+      return fail("compare: --replicate needs the syncBandwidth of " + path +
+                  " (docs/model.md §9): without it no block can be replicated");
     workloads.push_back(std::move(*workload));
   }
   const auto names = methodsToCompare(args.methods, args.options.objective, &error);

@@ -167,7 +167,12 @@ TEST(Replication, BadInputsGiveOneLineAndExitTwo) {
                   "without it no block can be replicated (import onnx --sync-bandwidth, or a "
                   "device with a sync figure, sets it)\n");
   }
-  auto result = runCli("solve " + workload.string() + " --method scotch --replicate");
+  auto result = runCli("compare " + unsynced.string() + " --replicate --methods dp");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_EQ(result.err, "dnnplace: compare: --replicate needs the syncBandwidth of " +
+                            unsynced.string() +
+                            " (docs/model.md §9): without it no block can be replicated\n");
+  result = runCli("solve " + workload.string() + " --method scotch --replicate");
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_EQ(
       result.err,

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -230,6 +231,47 @@ TEST(Replication, TheTimeLimitHoldsForAllTheParts) {
     EXPECT_GT(outcome.seconds, 0.5 * seconds) << method;
     EXPECT_LE(outcome.seconds, seconds) << method;
   }
+}
+
+// dp --replicate on two threads (the pure DP's pool, wavefront.hpp: each
+// ideal awaits the sub-ideals it reads) finds the optimum one thread finds,
+// on lattices large enough for the pool to use both (small ones run on one:
+// the brute-force tests above), the second thread from the start.
+TEST(Replication, TwoThreadsFindTheOptimumOfOne) {
+  int pooled = 0;
+  for (int seed = 1; seed <= 8; ++seed) {
+    GeneratorOptions generator;
+    generator.shape = seed % 2 ? GraphShape::Transformer : GraphShape::SeriesParallel;
+    generator.blocks = seed % 2 ? 3 : 1;
+    generator.width = seed % 2 ? 3 : 6;
+    generator.chainLength = 3;
+    generator.accelerators = 4 + seed;
+    generator.seed = static_cast<std::uint64_t>(seed);
+    nlohmann::json json = nlohmann::json::parse(workloadToJson(generateWorkload(generator)));
+    json["syncBandwidth"] = seed % 3 == 0 ? 1e9 : 1e4;  // replication nearly free, or costly
+    for (auto& node : json["nodes"]) node["parameterSize"] = node["size"].get<double>() / 4;
+    const Workload w = testing::parseOrDie(json.dump());
+    SolveOptions options;
+    options.replicate = true;
+    options.threadStartSeconds = 0;
+    options.threads = 1;
+    const SolveOutcome one = solve(w, "dp", options);
+    options.threads = 2;
+    const SolveOutcome two = solve(w, "dp", options);
+    ASSERT_TRUE(one.placement && two.placement) << one.message << " / " << two.message;
+    EXPECT_EQ(one.status, SolveStatus::Optimal) << one.message;
+    EXPECT_EQ(two.status, SolveStatus::Optimal) << two.message;
+    EXPECT_EQ(one.objective, two.objective) << "seed " << seed;
+    // The lattice's size, as the message gives it: the pool takes two
+    // threads from 512 ideals on.
+    const auto at = two.message.find(" ideals, ");
+    ASSERT_NE(at, std::string::npos) << two.message;
+    auto start = at;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(two.message[start - 1]))) --start;
+    ASSERT_LT(start, at) << two.message;
+    if (std::stoll(two.message.substr(start, at - start)) >= 512) ++pooled;
+  }
+  EXPECT_GE(pooled, 6);
 }
 
 TEST(Replication, CompareListsEachReplicatingMethodBesideItsPurePipeline) {

@@ -11,7 +11,7 @@
 //  - per replica count, the all-reduce: load(D, r) ≥ (fpga + committed
 //    communication + syncPerByte(r) · weights(D)) / r, every term growing
 //    with D, and a block on r replicas serves only states of at least r
-//    accelerators (replicaLimit_);
+//    accelerators (Scratch::replicaLimit);
 //  - only live states are served: I's devices can cover I and those left
 //    the rest (the pure DP's work bounds, which replicas cannot beat);
 //  - value(I, s) ≥ value(I ∖ v, s) − removalIncrease(v) for every maximal
@@ -40,6 +40,7 @@
 #include "dp/exact_sums.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "dp/messages.hpp"
+#include "dp/wavefront.hpp"
 #include "objective/loads.hpp"
 #include "util/deadline.hpp"
 #include "util/format.hpp"
@@ -59,9 +60,7 @@ class ReplicatedDp {
         cut_(cut),
         stride_(static_cast<std::size_t>(states.count())),
         values_(static_cast<std::size_t>(lattice.numIdeals()) * stride_, kInfinity),
-        parameters_(graph.numSuperNodes, 0),
-        replicaLoads_(states.accelerators + 1, 0),
-        replicaLimit_(states.accelerators + 1, 0) {
+        parameters_(graph.numSuperNodes, 0) {
     // The weights a super-node's replicas all-reduce: its members'.
     for (int v = 0; v < graph.numSuperNodes; ++v)
       for (int i = graph.memberStart[v]; i < graph.memberStart[v + 1]; ++i)
@@ -82,16 +81,40 @@ class ReplicatedDp {
   }
 
   /// Fills the table; false when the deadline or the interrupt stopped it.
-  bool run(Clock::time_point deadline, const std::atomic<bool>* interrupt, std::uint64_t* blocks) {
-    BlockWalker walker(graph_, lattice_, acceleratorMemory(graph_, machine_), states_.accelerators > 0,
-                       states_.cpus > 0, false);
-    computeWork(walker);
-    std::fill_n(values_.begin(), stride_, 0.0);  // the empty ideal
-    for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
-      if ((ideal & 255) == 0 && pastLimit(deadline, interrupt)) return false;
-      relax(ideal, walker, blocks);
+  /// With several threads the ideals go to the pool of the pure DP
+  /// (wavefront.hpp): an ideal reads only its sub-ideals' values, each
+  /// awaited until its thread has finished it.
+  bool run(const DpLimits& limits, int threads, std::uint64_t* blocks) {
+    {
+      BlockWalker walker(graph_, lattice_, acceleratorMemory(graph_, machine_),
+                         states_.accelerators > 0, states_.cpus > 0, false);
+      computeWork(walker);
     }
-    return true;
+    std::fill_n(values_.begin(), stride_, 0.0);  // the empty ideal
+    Wavefront wavefront(lattice_.numIdeals(), threads);
+    threads = wavefront.threads();
+    std::vector<BlockWalker> walkers;
+    for (int t = 0; t < threads; ++t)
+      walkers.emplace_back(graph_, lattice_, acceleratorMemory(graph_, machine_),
+                           states_.accelerators > 0, states_.cpus > 0, false);
+    std::vector<Scratch> scratch(threads);
+    for (Scratch& own : scratch) {
+      own.replicaLoads.assign(states_.accelerators + 1, 0.0);
+      own.replicaLimit.assign(states_.accelerators + 1, 0.0);
+    }
+    wavefront_ = &wavefront;
+    done_ = wavefront.doneFlags();
+    struct Detach {  // however the run ends, the pool goes with this frame
+      ReplicatedDp* dp;
+      ~Detach() {
+        dp->wavefront_ = nullptr;
+        dp->done_ = nullptr;
+      }
+    } detach{this};
+    const DpRun result =
+        wavefront.run(limits, [&](int t, std::int32_t ideal) { relax(ideal, walkers[t], scratch[t]); });
+    for (const Scratch& own : scratch) *blocks += own.blocks;
+    return result == DpRun::Complete;
   }
 
   double optimum() const { return value(lattice_.fullIdeal(), static_cast<int>(stride_) - 1); }
@@ -105,6 +128,7 @@ class ReplicatedDp {
     std::int32_t ideal = lattice_.fullIdeal();
     int state = static_cast<int>(stride_) - 1;
     std::vector<double> parameters(1, 0.0);
+    std::vector<double> replicaLoads(states_.accelerators + 1, 0.0);
     while (ideal != lattice_.emptyIdeal()) {
       const int a = states_.acceleratorsOf(state), c = states_.cpusOf(state);
       Block block;
@@ -118,9 +142,9 @@ class ReplicatedDp {
             const double weights = pathParameters(path, &parameters);
             const double* previous = valuesOf(sub);
             if (a > 0 && walker.acceleratorFits()) {
-              fillReplicaLoads(walker.acceleratorLoad(), weights, a);
+              fillReplicaLoads(walker.acceleratorLoad(), weights, a, &replicaLoads);
               for (int r = 1; r <= a; ++r)
-                if (std::max(previous[state - r * step], replicaLoads_[r]) <= target) {
+                if (std::max(previous[state - r * step], replicaLoads[r]) <= target) {
                   block.accelerator = true;
                   block.replicas = r;
                   nextState = state - r * step;
@@ -169,10 +193,28 @@ class ReplicatedDp {
     return (*sums)[path.size()];
   }
 
-  /// replicaLoads_[r] = load(D, r) for r = 1..upTo.
-  void fillReplicaLoads(double load, double weights, int upTo) const {
-    for (int r = 1; r <= upTo; ++r)
-      replicaLoads_[r] = objective::replicatedLoad(load, weights, r, machine_);
+  /// (*loads)[r] = load(D, r) for r = 1..upTo.
+  void fillReplicaLoads(double load, double weights, int upTo, std::vector<double>* loads) const {
+    for (int r = 1; r <= upTo; ++r) (*loads)[r] = objective::replicatedLoad(load, weights, r, machine_);
+  }
+
+  /// What one thread's relax keeps between its steps (one per thread).
+  struct alignas(64) Scratch {
+    std::vector<int> live;      ///< the relaxed ideal's live states that are not final
+    std::vector<double> lower;  ///< per state of the relaxed ideal: a lower bound
+    std::vector<char> dead, alive;
+    std::vector<double> replicaLimit;  ///< per r: r · the largest best a block on r replicas may beat
+    std::vector<double> replicaLoads;  ///< per r: load(D, r) of the block visited
+    std::vector<double> pathSums;
+    int replicas = 0;  ///< the most accelerators of an open state
+    int openStates = 0;
+    double acceleratorWork = 0, cpuLimit = 0;
+    std::uint64_t blocks = 0;
+  };
+
+  /// Returns once another thread has finished the ideal's values.
+  void await(std::int32_t ideal) const {
+    if (done_ && !done_[ideal].load(std::memory_order_acquire)) wavefront_->waitFor(ideal);
   }
 
   /// Per ideal its Work sums (device_states.hpp) and its weights, from its
@@ -221,77 +263,80 @@ class ReplicatedDp {
   /// changes, and (load + increase + sync)/r ≤ load(D, r) + increase), so a
   /// state is dead when that exceeds the cap, and final once its best
   /// reaches it.
-  void liveStates(std::int32_t ideal, BlockWalker& walker, const double* best) {
-    live_.clear();
+  void liveStates(std::int32_t ideal, BlockWalker& walker, const double* best, Scratch& own) {
+    own.live.clear();
     const Work& here = work_[ideal];
     const int numStates = static_cast<int>(stride_);
-    lower_.assign(numStates, 0.0);
-    dead_.assign(numStates, 0);
-    alive_.assign(numStates, 0);
+    own.lower.assign(numStates, 0.0);
+    own.dead.assign(numStates, 0);
+    own.alive.assign(numStates, 0);
     for (int s = 1; s < numStates; ++s)
-      alive_[s] = bounds_.prefixAlive(here, s) && bounds_.futureAlive(here, s) ? 1 : 0;
+      own.alive[s] = bounds_.prefixAlive(here, s) && bounds_.futureAlive(here, s) ? 1 : 0;
     walker.mark(ideal);
     for (const IdealLattice::Link& link : lattice_.links(ideal)) {
       const double increase = walker.removalIncrease(link.element);
+      await(link.target);
       const double* sub = valuesOf(link.target);
       const char* subAlive = &aliveOf_[static_cast<std::size_t>(link.target) * stride_];
       for (int s = 1; s < numStates; ++s) {
-        if (!alive_[s] || !subAlive[s]) continue;
+        if (!own.alive[s] || !subAlive[s]) continue;
         if (!(sub[s] < cut_)) {  // its true value is at least the cut
-          if (increase == 0) dead_[s] = 1;
+          if (increase == 0) own.dead[s] = 1;
           continue;
         }
-        lower_[s] = std::max(lower_[s], increase > 0 ? (sub[s] - increase) * kMargin : sub[s]);
+        own.lower[s] = std::max(own.lower[s], increase > 0 ? (sub[s] - increase) * kMargin : sub[s]);
       }
     }
     char* mine = &aliveOf_[static_cast<std::size_t>(ideal) * stride_];
     for (int s = 1; s < numStates; ++s) {
-      mine[s] = alive_[s];
-      if (alive_[s] && !dead_[s] && lower_[s] < cut_ && best[s] > lower_[s]) live_.push_back(s);
+      mine[s] = own.alive[s];
+      if (own.alive[s] && !own.dead[s] && own.lower[s] < cut_ && best[s] > own.lower[s])
+        own.live.push_back(s);
     }
   }
 
   /// Whether a state of the relaxed ideal still needs blocks.
-  bool open(int s, const double* best) const { return best[s] > lower_[s]; }
+  static bool open(int s, const double* best, const Scratch& own) { return best[s] > own.lower[s]; }
 
   /// The walk's limits from the live states' best values (capped): a block
   /// on r replicas serves only states of at least r accelerators, and
   /// load(D, r) ≥ (fpga + committed + syncPerByte_[r] · weights) / r, each
   /// term growing with D; CPU blocks below the worst best of a state with a core.
-  void updateLimits(const double* best) {
-    replicas_ = 0;
-    std::fill(replicaLimit_.begin(), replicaLimit_.end(), 0.0);
-    cpuLimit_ = 0;
-    openStates_ = 0;
-    for (int s : live_) {
-      if (!open(s, best)) continue;
-      ++openStates_;
+  void updateLimits(const double* best, Scratch& own) const {
+    own.replicas = 0;
+    std::fill(own.replicaLimit.begin(), own.replicaLimit.end(), 0.0);
+    own.cpuLimit = 0;
+    own.openStates = 0;
+    for (int s : own.live) {
+      if (!open(s, best, own)) continue;
+      ++own.openStates;
       const int a = states_.acceleratorsOf(s);
       const double b = std::min(best[s], cut_);
       // Without cores, r = a leaves only the empty sub-ideal: wholeIdeal's block.
       const int most = states_.cpusOf(s) == 0 ? a - 1 : a;
-      for (int r = 1; r <= most; ++r) replicaLimit_[r] = std::max(replicaLimit_[r], b);
-      replicas_ = std::max(replicas_, a);
-      if (states_.cpusOf(s) > 0) cpuLimit_ = std::max(cpuLimit_, b);
+      for (int r = 1; r <= most; ++r) own.replicaLimit[r] = std::max(own.replicaLimit[r], b);
+      own.replicas = std::max(own.replicas, a);
+      if (states_.cpusOf(s) > 0) own.cpuLimit = std::max(own.cpuLimit, b);
     }
-    acceleratorWork_ = 0;
-    for (int r = 1; r <= replicas_; ++r) {
-      replicaLimit_[r] *= r;
-      acceleratorWork_ = std::max(acceleratorWork_, replicaLimit_[r]);
+    own.acceleratorWork = 0;
+    for (int r = 1; r <= own.replicas; ++r) {
+      own.replicaLimit[r] *= r;
+      own.acceleratorWork = std::max(own.acceleratorWork, own.replicaLimit[r]);
     }
-    if (states_.cpus == 0) cpuLimit_ = -1;
+    if (states_.cpus == 0) own.cpuLimit = -1;
   }
 
   /// Whether a block the walk just reached (sub-ideal `sub` of `ideal`) or a
   /// larger one may still improve a live state.
-  bool blockAlive(const BlockWalker& walker, std::int32_t ideal, std::int32_t sub) const {
-    if (walker.cpu < cpuLimit_) return true;
+  bool blockAlive(const BlockWalker& walker, std::int32_t ideal, std::int32_t sub,
+                  const Scratch& own) const {
+    if (walker.cpu < own.cpuLimit) return true;
     if (!walker.acceleratorFits()) return false;  // memory and support only get worse
     const double load = (walker.fpga + walker.committed) * kMargin;
     // D's weights as a difference of running sums: less the rounding.
     const double weights = std::max(0.0, weights_[ideal] - weights_[sub] - 1e-9 * weights_[ideal]);
-    for (int r = 1; r <= replicas_; ++r)
-      if (load + syncPerByte_[r] * weights * kMargin < replicaLimit_[r]) return true;
+    for (int r = 1; r <= own.replicas; ++r)
+      if (load + syncPerByte_[r] * weights * kMargin < own.replicaLimit[r]) return true;
     return false;
   }
 
@@ -299,17 +344,17 @@ class ReplicatedDp {
   /// without CPU cores (their sub-state (0, 0) holds the empty ideal only):
   /// one block, whose sums the ideal's own are, where the walk would reach
   /// it through nearly every block of I.
-  void wholeIdeal(std::int32_t ideal, double* best, std::uint64_t* blocks) {
+  void wholeIdeal(std::int32_t ideal, double* best, Scratch& own) const {
     const Work& here = work_[ideal];
     if (states_.accelerators == 0 || here.notOnAccelerator > 0 ||
         !(sizes_[ideal] <= acceleratorMemory(graph_, machine_)))
       return;
-    ++*blocks;
+    ++own.blocks;
     const double load = here.fpga + here.crossing;
     bool improved = false;
-    for (int s : live_) {
+    for (int s : own.live) {
       const int a = states_.acceleratorsOf(s);
-      if (a == 0 || states_.cpusOf(s) > 0 || !open(s, best)) continue;
+      if (a == 0 || states_.cpusOf(s) > 0 || !open(s, best, own)) continue;
       const double candidate = objective::replicatedLoad(load, weights_[ideal], a, machine_);
       if (candidate < best[s] && candidate < cut_) {
         best[s] = candidate;
@@ -319,37 +364,38 @@ class ReplicatedDp {
     if (improved) closeUnderUnusedDevices(states_, best);
   }
 
-  void relax(std::int32_t ideal, BlockWalker& walker, std::uint64_t* blocks) {
+  void relax(std::int32_t ideal, BlockWalker& walker, Scratch& own) {
     double* best = valuesOf(ideal);
-    liveStates(ideal, walker, best);
-    if (live_.empty()) {
+    liveStates(ideal, walker, best, own);
+    if (own.live.empty()) {
       closeUnderUnusedDevices(states_, best);
       return;
     }
     const int step = states_.acceleratorStep();
-    wholeIdeal(ideal, best, blocks);
-    updateLimits(best);
-    std::vector<double>& parameters = pathSums_;
+    wholeIdeal(ideal, best, own);
+    updateLimits(best, own);
+    std::vector<double>& parameters = own.pathSums;
     parameters.assign(1, 0.0);
     walker.walk(
         ideal,
         [&](double* accelerator, double* cpu) {
-          *accelerator = acceleratorWork_;
-          *cpu = cpuLimit_;
+          *accelerator = own.acceleratorWork;
+          *cpu = own.cpuLimit;
         },
-        [&](std::int32_t sub) { return blockAlive(walker, ideal, sub); },
+        [&](std::int32_t sub) { return blockAlive(walker, ideal, sub, own); },
         [&](std::int32_t sub, const std::vector<std::int32_t>& path) {
-          ++*blocks;
+          ++own.blocks;
           const double weights = pathParameters(path, &parameters);
+          await(sub);
           const double* previous = valuesOf(sub);
           bool improved = false;
           if (walker.acceleratorFits()) {
             const double load = walker.acceleratorLoad();
-            fillReplicaLoads(load, weights, replicas_);
-            for (int s : live_) {
-              // Open states have at most replicas_ accelerators (final ones cannot improve).
+            fillReplicaLoads(load, weights, own.replicas, &own.replicaLoads);
+            for (int s : own.live) {
+              // Open states have at most own.replicas accelerators (final ones cannot improve).
               const int a = states_.acceleratorsOf(s);
-              if (a == 0 || !open(s, best)) continue;
+              if (a == 0 || !open(s, best, own)) continue;
               const double start = std::min(best[s], cut_);
               double b = start;
               // load(D, r) ≥ load(D) / r: fewer than load(D) / b replicas
@@ -361,7 +407,7 @@ class ReplicatedDp {
               for (int r = std::max(1, static_cast<int>(fewest)); r <= a; ++r) {
                 const double before = previous[s - r * step];
                 if (before >= b) break;
-                b = std::min(b, std::max(before, replicaLoads_[r]));
+                b = std::min(b, std::max(before, own.replicaLoads[r]));
               }
               if (b < start) {
                 best[s] = b;
@@ -371,8 +417,8 @@ class ReplicatedDp {
           }
           if (states_.cpus > 0) {
             const double load = walker.cpu;
-            for (int s : live_) {
-              if (states_.cpusOf(s) == 0 || !open(s, best)) continue;
+            for (int s : own.live) {
+              if (states_.cpusOf(s) == 0 || !open(s, best, own)) continue;
               const double candidate = std::max(previous[s - 1], load);
               if (candidate < best[s] && candidate < cut_) {
                 best[s] = candidate;
@@ -380,8 +426,8 @@ class ReplicatedDp {
               }
             }
           }
-          if (improved) updateLimits(best);
-          return openStates_ > 0;
+          if (improved) updateLimits(best, own);
+          return own.openStates > 0;
         },
         nullptr);
     closeUnderUnusedDevices(states_, best);
@@ -394,22 +440,16 @@ class ReplicatedDp {
   double cut_;  ///< only values below it are kept (just below a known plan's max-load)
   std::size_t stride_;
   std::vector<double> values_;
-  std::vector<double> parameters_;  ///< per super-node
-  mutable std::vector<double> replicaLoads_;
-  std::vector<double> pathSums_;
+  std::vector<double> parameters_;   ///< per super-node
   std::vector<Work> work_;           ///< per ideal
   std::vector<double> weights_;      ///< per ideal: Σ parameterSize
   std::vector<double> sizes_;        ///< per ideal: Σ size (on the DP's grid: exact)
   std::vector<double> syncPerByte_;  ///< per r: sync(D, r) per byte of D's weights
   StateBounds bounds_;
-  std::vector<int> live_;      ///< the relaxed ideal's live states that are not final
   std::vector<char> aliveOf_;  ///< per ideal and state: live (prefix and future bounds)
-  std::vector<double> lower_;  ///< per state of the relaxed ideal: a lower bound
-  std::vector<char> dead_, alive_;
-  std::vector<double> replicaLimit_;  ///< per r: r · the largest best a block on r replicas may beat
-  int replicas_ = 0;                  ///< the most accelerators of an open state
-  int openStates_ = 0;
-  double acceleratorWork_ = 0, cpuLimit_ = 0;
+  /// Set while a run's pool is up: per ideal, whether its values are final.
+  const Wavefront* wavefront_ = nullptr;
+  const std::atomic<char>* done_ = nullptr;
 };
 
 }  // namespace
@@ -501,7 +541,12 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
   const double cut = cap * (1 - kCutGap);
   ReplicatedDp dp(workload, graph, lattice, states, cut);
   std::uint64_t blocks = 0;
-  if (!phases.time("dp", [&] { return dp.run(deadline, options.interrupt, &blocks); })) {
+  DpLimits dpLimits;
+  dpLimits.deadline = deadline;
+  dpLimits.interrupt = options.interrupt;
+  dpLimits.threadStart = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::max(0.0, options.threadStartSeconds)));
+  if (!phases.time("dp", [&] { return dp.run(dpLimits, options.threads, &blocks); })) {
     const bool interrupted = options.interrupt && options.interrupt->load();
     return keepIncumbent(interrupted ? StopReason::Interrupt : StopReason::TimeLimit,
                          interrupted ? "interrupted during the DP" : "the time limit stopped the DP");

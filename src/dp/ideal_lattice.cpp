@@ -176,8 +176,12 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
   // Growing an array copies it whole into fresh memory, which a virtual
   // machine may back page by page, slowly: doubling a large array can take
   // seconds, with no deadline check inside the copy. So
-  // with a deadline, a growth that would end past it, at the rate the last
-  // copy of at least 1 MB ran, stops the build before it starts.
+  // with a deadline, a growth that would end past it, at twice the slowest
+  // rate a copy of at least 1 MB ran so far, stops the build before it
+  // starts. (At the last copy's rate alone a series-parallel lattice of
+  // 11.9 M ideals overran an 8 s limit by 3.5 s: fresh pages come slower as
+  // the arrays grow, and a lattice that could not finish before the
+  // deadline serves no DP anyway.)
   const bool timed = limits.deadline != std::chrono::steady_clock::time_point::max();
   double secondsPerByte = 0;
   auto bytesCopiedToGrow = [&](std::size_t moreIdeals, std::size_t moreLinks) {
@@ -229,7 +233,7 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
           growthStart = std::chrono::steady_clock::now();
           if (secondsPerByte > 0 &&
               std::chrono::duration<double>(limits.deadline - growthStart).count() <
-                  secondsPerByte * copying)
+                  2 * secondsPerByte * copying)
             return Status::TimeLimit;
         }
         if (limits.memoryLimitBytes && !room(1, 1 + parentLinks, 0)) return Status::MemoryLimit;
@@ -253,9 +257,10 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
         }
         linkStart_.push_back(static_cast<std::int64_t>(links_.size()));
         if (copying >= kTimedCopy)
-          secondsPerByte =
+          secondsPerByte = std::max(
+              secondsPerByte,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - growthStart).count() /
-              copying;
+                  copying);
       }
       if ((++checkCounter & 1023) == 0) {
         const auto now = std::chrono::steady_clock::now();
@@ -270,11 +275,24 @@ IdealLattice::Status IdealLattice::build(const ContractedGraph& graph, const Lim
     levelStart_.push_back(static_cast<std::int32_t>(maxElement.size()));
     levelBits.swap(nextBits);
   }
-  // Sorted by element, so walkers can take "maximal elements below x" as a prefix.
-  for (std::int32_t ideal = 0; ideal < numIdeals(); ++ideal)
+  // Sorted by element, so walkers can take "maximal elements below x" as a
+  // prefix. (Seconds on lattices of millions of ideals: under the deadline too.)
+  auto stopped = [&](std::int64_t i) {
+    if ((i & 65535) != 0) return false;
+    return (limits.interrupt && limits.interrupt->load()) ||
+           std::chrono::steady_clock::now() > limits.deadline;
+  };
+  auto stopStatus = [&] {
+    return limits.interrupt && limits.interrupt->load() ? Status::Interrupted : Status::TimeLimit;
+  };
+  for (std::int32_t ideal = 0; ideal < numIdeals(); ++ideal) {
+    if (stopped(ideal)) return stopStatus();
     std::sort(links_.begin() + linkStart_[ideal], links_.begin() + linkStart_[ideal + 1],
               [](const Link& a, const Link& b) { return a.element < b.element; });
-  for (Link& link : links_) {
+  }
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    if (stopped(static_cast<std::int64_t>(i))) return stopStatus();
+    Link& link = links_[i];
     const std::int64_t begin = linkStart_[link.target], count = linkStart_[link.target + 1] - begin;
     link.targetLinks = static_cast<std::uint64_t>(begin) << 8 | static_cast<std::uint64_t>(count);
   }

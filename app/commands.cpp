@@ -176,10 +176,6 @@ int runCompare(CompareArgs& args, OptionSet given) {
   for (const auto& path : args.workloads) {
     auto workload = loadWorkload(path, &error, readLimitFor(args.options.memoryLimitBytes));
     if (!workload) return loadFailed(path, error);
-    // Every replicated row would be refused: say so once, as solve does.
-    if (args.options.replicate && !(workload->machine.syncBandwidth > 0))
-      return fail("compare: --replicate needs the syncBandwidth of " + path +
-                  " (docs/model.md §9): without it no block can be replicated");
     workloads.push_back(std::move(*workload));
   }
   const auto names = methodsToCompare(args.methods, args.options.objective, &error);
@@ -188,6 +184,9 @@ int runCompare(CompareArgs& args, OptionSet given) {
     return fail("compare: " + args.report + ": the report is HTML (expected a .html file name)");
   std::vector<const Workload*> pointers;
   for (const auto& w : workloads) pointers.push_back(&w);
+  // Every replicated row would be refused: say so once, as solve does.
+  if (const std::string why = replicateRefusal(pointers, *names, args.options); !why.empty())
+    return fail("compare: " + why);
   showProgress(args.quiet, &args.options);
   const auto rows = compareMethods(pointers, *names, args.options);
   clearProgress(args.quiet);

@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
         ->add_option("--sync-bandwidth", onnxArgs.options.syncBandwidth,
                      "bytes per second for a replicated stage's all-reduce (default: the device's "
                      "sync GB/s below; solve --replicate needs one)")
-        ->check(finiteNumber("a positive number of bytes per second", 0, 1e30, false));
+        ->check(finiteNumber("a number of bytes per second from 1e-27 (a workload's 1e-30 per ms)",
+                             1e-27, 1e30, true));
     onnxCmd
         ->add_option("--samples-per-sync", onnxArgs.options.samplesPerSync,
                      "samples between two gradient all-reduces")

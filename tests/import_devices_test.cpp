@@ -264,6 +264,8 @@ TEST(DeviceSpecFile, EachFaultHasItsOwnLine) {
       {edited("1e-5", "-1e-6"), acc, ": field 'opOverhead' must be >= 0, got -1e-06"},
       {edited("1e-5", R"(1e-5, "syncBandwidth": 0)"), acc,
        ": field 'syncBandwidth' must be positive, got 0"},
+      {edited("1e-5", R"(1e-5, "syncBandwidth": 1e-28)"), acc,
+       ": field 'syncBandwidth' must be at least 1e-27 (bytes per second), got 1e-28"},
       {edited("1e-5", R"(1e-5, "syncBandwidth": "nvlink")"), acc,
        ": field 'syncBandwidth' must be a number, got string \"nvlink\""},
       {edited(R"(, "opOverhead": 1e-5)", ""), acc, ": field 'opOverhead' is missing"},

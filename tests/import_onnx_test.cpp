@@ -590,11 +590,16 @@ TEST(ImportOnnx, SyncBandwidthForReplicatedStagesFromTheFlagOrTheDevice) {
       "no block can be replicated (import onnx --sync-bandwidth, or a device with a sync figure, "
       "sets it)\n");
 
-  result = importCli(model, "--sync-bandwidth 0");
-  EXPECT_EQ(result.exitCode, 2);
-  EXPECT_EQ(result.err,
-            "dnnplace: --sync-bandwidth: expected a positive number of bytes per second, got '0' (see "
-            "--help)\n");
+  // Below 1e-27 bytes per second the workload's syncBandwidth (bytes per ms)
+  // would be below the 1e-30 its reader takes.
+  for (const char* tiny : {"0", "1e-28"}) {
+    result = importCli(model, std::string("--sync-bandwidth ") + tiny);
+    EXPECT_EQ(result.exitCode, 2);
+    EXPECT_EQ(result.err,
+              std::string("dnnplace: --sync-bandwidth: expected a number of bytes per second "
+                          "from 1e-27 (a workload's 1e-30 per ms), got '") +
+                  tiny + "' (see --help)\n");
+  }
   result = importCli(model, "--samples-per-sync 0.5");
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_EQ(result.err,

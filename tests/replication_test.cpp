@@ -173,6 +173,14 @@ TEST(Replication, BadInputsGiveOneLineAndExitTwo) {
   EXPECT_EQ(result.err, "dnnplace: compare: --replicate needs the syncBandwidth of " +
                             unsynced.string() +
                             " (docs/model.md §9): without it no block can be replicated\n");
+  // One rule whatever the workload: --replicate with no method that replicates.
+  for (const auto& file : {workload, unsynced}) {
+    result = runCli("compare " + file.string() + " --replicate --methods scotch,single");
+    EXPECT_EQ(result.exitCode, 2);
+    EXPECT_EQ(result.err,
+              "dnnplace: compare: --replicate applies to --method dp, dp-linear, pipedream and milp, "
+              "and none of them is compared\n");
+  }
   result = runCli("solve " + workload.string() + " --method scotch --replicate");
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_EQ(
@@ -230,6 +238,9 @@ TEST(Replication, TheTimeLimitHoldsForAllTheParts) {
     EXPECT_LT(seconds, 2 + 1 + (testing::kSanitized ? 1.5 : 0.5)) << method;
     EXPECT_GT(outcome.seconds, 0.5 * seconds) << method;
     EXPECT_LE(outcome.seconds, seconds) << method;
+    // Cut short, it still proves the work bound with replication.
+    EXPECT_GT(outcome.lowerBound, 0) << method << ": " << outcome.message;
+    EXPECT_LE(outcome.lowerBound, outcome.objective) << method;
   }
 }
 

@@ -14,7 +14,7 @@ struct CompareRow {
   std::string workload;
   SolveOutcome outcome;
   double ratioToBest = 0;  ///< objective / best feasible objective on this workload
-  int devicesUsed = 0;  ///< devices its plan uses, each replica counted
+  int devicesUsed = 0;     ///< devices its plan uses, each replica counted
 };
 
 /// Whether a method returned a plan (optimal or feasible).
@@ -33,6 +33,12 @@ std::optional<std::vector<std::string>> methodsToCompare(const std::string& list
 /// How many rows compareMethods gives per workload: one per method, and with
 /// options.replicate one more per method that can replicate blocks.
 std::size_t rowsPerWorkload(const std::vector<std::string>& methods, const SolveOptions& options);
+
+/// With options.replicate: why the comparison cannot run as asked (one line),
+/// or "" when it can: no listed method replicates blocks, or a workload has
+/// no syncBandwidth for the methods that do (every such row would be refused).
+std::string replicateRefusal(const std::vector<const Workload*>& workloads,
+                             const std::vector<std::string>& methods, const SolveOptions& options);
 
 /// Runs each method on each workload (every plan re-checked by the evaluator);
 /// after an interrupt, the rows run so far (ratios among them). With

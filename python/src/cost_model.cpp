@@ -108,14 +108,14 @@ void bindCostModel(py::module_& m) {
                   std::to_string(kMaxDevicesPerKind));
         if (accelerators == 0 && cpus == 0)
           invalid(name + ": the machine has no device: give accelerators or cpus");
-        if (!(syncBandwidth >= 0) || !std::isfinite(syncBandwidth))
+        if (!(syncBandwidth == 0 || syncBandwidth >= 1e-27) || !std::isfinite(syncBandwidth))
           invalid(name +
-                  ": sync_bandwidth must be a finite number of bytes per second >= 0 (0: the "
-                  "device's), got " +
-                  std::to_string(syncBandwidth));
+                  ": sync_bandwidth must be 0 (the device's) or a finite number of bytes per "
+                  "second from 1e-27, got " +
+                  std::string(py::str(py::float_(syncBandwidth))));
         if (!(samplesPerSync >= 1) || !std::isfinite(samplesPerSync))
           invalid(name + ": samples_per_sync must be a finite number >= 1, got " +
-                  std::to_string(samplesPerSync));
+                  std::string(py::str(py::float_(samplesPerSync))));
         CostModelOptions options;
         options.accelerator = spec(device, DeviceKind::Accelerator, "device");
         options.cpu = spec(cpu, DeviceKind::Cpu, "cpu");

@@ -376,6 +376,8 @@ std::vector<Row> comparePy(const py::object& workloads, const py::object& method
   std::string error;
   const auto names = methodsToCompare(list, base.objective, &error);
   if (!names) invalid("compare: " + error);
+  if (const std::string why = replicateRefusal(pointers, *names, base); !why.empty())
+    invalid("compare: " + why);
   const auto rows = runInterruptible<std::vector<CompareRow>>([&](const std::atomic<bool>* interrupt) {
     SolveOptions options = base;
     options.interrupt = interrupt;
@@ -477,9 +479,12 @@ Workload importOnnxPy(const py::object& path, const std::string& device, int acc
     if (!training) invalid("import_onnx: optimizer_states applies to training only");
     options.optimizerStates = *optimizerStates;
   }
-  if (syncBandwidth) {
-    if (!(*syncBandwidth > 0) || !std::isfinite(*syncBandwidth))
-      invalid("import_onnx: sync_bandwidth must be a positive number of bytes per second");
+  // 0 (or None): the device's figure, as in dnnplace.torch.profile.
+  if (syncBandwidth && *syncBandwidth != 0) {
+    if (!(*syncBandwidth >= 1e-27) || !std::isfinite(*syncBandwidth))
+      invalid(
+          "import_onnx: sync_bandwidth must be 0 (the device's) or a finite number of bytes per "
+          "second from 1e-27");
     options.syncBandwidth = *syncBandwidth;
   }
   if (!(samplesPerSync >= 1) || !std::isfinite(samplesPerSync))

@@ -427,9 +427,13 @@ std::string ThroughputBound::describe() const {
   if (skipped) out << " (too many classes for the representatives LP)";
   // A component whose probes ruled out no max-load above 0 proved nothing.
   auto proved = [](double value) { return value > 0 ? formatShortest(value) : "nothing"; };
-  if (milpProbes > 0) out << ", covering MILP " << proved(milp) << " (" << milpProbes << " probes)";
+  auto probesText = [](int count) {
+    return std::to_string(count) + (count == 1 ? " probe" : " probes");
+  };
+  if (milpProbes > 0)
+    out << ", covering MILP " << proved(milp) << " (" << probesText(milpProbes) << ")";
   if (probes > 0 || representatives > 0)
-    out << ", representatives LP " << proved(representatives) << " (" << probes << " probes, "
+    out << ", representatives LP " << proved(representatives) << " (" << probesText(probes) << ", "
         << pairsRuledOut << " block pairs ruled out by minimum cuts"
         << (stopped ? ", stopped by the time limit" : "") << ")";
   else if (stopped)

@@ -502,9 +502,16 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
   // What stops the search keeps the best plan so far.
   auto keepIncumbent = [&](StopReason stop, std::string why) {
     incumbent.stop = stop;
-    incumbent.status = SolveStatus::Feasible;
-    incumbent.lowerBound = 0;
-    incumbent.message = why + "; returning " + incumbentName;
+    // The bound that holds with replicas (work over all devices), not the
+    // pure pipeline's: a plan with replicas may go below that.
+    incumbent.lowerBound = std::min(incumbent.objective, baseline::replicatedWorkBound(workload));
+    incumbent.status = incumbent.objective <= incumbent.lowerBound ? SolveStatus::Optimal
+                                                                   : SolveStatus::Feasible;
+    incumbent.message = why + "; returning " + incumbentName +
+                        " (lower bound: the work bound with replication)";
+    incumbent.phases = pipeline.phases;
+    for (const PhaseTime& phase : phases.take())
+      incumbent.phases.push_back({"replicate " + phase.name, phase.seconds});
     return incumbent;
   };
   if (states.count() > DeviceStates::kMaxCount)

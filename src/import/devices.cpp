@@ -167,6 +167,13 @@ bool readSpec(const DeviceFields& entry, DeviceKind kind, const std::string& whe
        (entry.fields.contains("syncBandwidth") &&
         !readFigure(entry, "syncBandwidth", false, &spec->syncBandwidth, where, error))))
     return false;
+  // A workload's syncBandwidth (bytes per ms) is at least 1e-30.
+  if (spec->syncBandwidth > 0 && spec->syncBandwidth < 1e-27) {
+    *error = fieldFault(where, "syncBandwidth",
+                        "must be at least 1e-27 (bytes per second), got " +
+                            formatShortest(spec->syncBandwidth));
+    return false;
+  }
   // Required although it may be 0: for small operators it decides the
   // latency, so a spec should state it rather than inherit a silent default.
   return readFigure(entry, "opOverhead", true, &spec->opOverhead, where, error);

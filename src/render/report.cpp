@@ -107,7 +107,8 @@ std::optional<std::string> outcomeSections(const Workload& w, const SolveOutcome
   html << row("gap", "gap", outcome.gap, outcome.lowerBound > 0 ? num(100 * outcome.gap) + " %" : "-");
   html << row("seconds", "seconds", outcome.seconds, num(outcome.seconds));
   html << "<tr><td>machine</td><td id=\"machine\">" << w.machine.maxFpgas << " accelerators of "
-       << num(w.machine.maxSizePerFpga) << " bytes, " << w.machine.maxCpus << " CPU cores"
+       << num(w.machine.maxSizePerFpga) << " bytes, " << w.machine.maxCpus
+       << (w.machine.maxCpus == 1 ? " CPU core" : " CPU cores")
        << (w.machine.syncBandwidth > 0 ? ", all-reduce " + num(w.machine.syncBandwidth) + " bytes/ms"
                                        : "")
        << "</td></tr>\n";
@@ -285,7 +286,9 @@ std::optional<SolveOutcome> outcomeOfPlan(const Workload& workload, const PlanFi
     // A plan with replicated stages may go below the bound of placements
     // without them (docs/model.md §9): the one that holds with replicas.
     bool replicated = false;
-    for (int a = 0; a < placement.numAccelerators; ++a) replicated |= placement.replicasOf(a) > 1;
+    // (Without syncBandwidth replicas make the plan infeasible: the bound without them stands.)
+    for (int a = 0; a < placement.numAccelerators; ++a)
+      replicated |= placement.replicasOf(a) > 1 && workload.machine.syncBandwidth > 0;
     outcome.lowerBound = replicated ? replicatedThroughputLowerBound(workload)
                                     : trivialThroughputLowerBound(workload);
     if (outcome.objective > 0)

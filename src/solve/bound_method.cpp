@@ -120,7 +120,7 @@ SolveOutcome boundOutcome(const Workload& w, const SolveOptions& options) {
   outcome.status = closes ? SolveStatus::Optimal : SolveStatus::Feasible;
   // A workload that allows replicated stages: this bound is for plans without them.
   const std::string replicas =
-      !latency && w.machine.syncBandwidth > 0
+      !latency && !options.diffMaxima && w.machine.syncBandwidth > 0
           ? "; for placements without replicated stages (with them: solve --replicate, which reports "
             "the work bound with replication)"
           : "";

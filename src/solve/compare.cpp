@@ -67,6 +67,19 @@ std::size_t rowsPerWorkload(const std::vector<std::string>& methods, const Solve
                                : 0);
 }
 
+std::string replicateRefusal(const std::vector<const Workload*>& workloads,
+                             const std::vector<std::string>& methods, const SolveOptions& options) {
+  if (!options.replicate) return "";
+  if (std::none_of(methods.begin(), methods.end(), replicatesBlocks))
+    return "--replicate applies to --method dp, dp-linear, pipedream and milp, and none of them is "
+           "compared";
+  for (const Workload* w : workloads)
+    if (!(w->machine.syncBandwidth > 0))
+      return "--replicate needs the syncBandwidth of " + w->name +
+             " (docs/model.md §9): without it no block can be replicated";
+  return "";
+}
+
 std::vector<CompareRow> compareMethods(const std::vector<const Workload*>& workloads,
                                        const std::vector<std::string>& methodNames,
                                        const SolveOptions& options) {

@@ -166,3 +166,35 @@ def test_device_spec_by_short_or_full_name():
     assert full["peakFlops"] == 312e12 and full["memory"] == 40e9
     with pytest.raises(ValueError, match="neither a catalog device"):
         dnnplace.device_spec("A100-SXM4-80GB")
+
+
+def test_import_onnx_and_replicated_stages_as_the_cli():
+    # docs/python.md: import_onnx is `dnnplace import onnx`; its syncBandwidth
+    # (model.md §9) is the device's NVLink figure, or sync_bandwidth (bytes/s).
+    model = os.path.join(ROOT, "examples", "models", "resnet50.onnx")
+    w = dnnplace.import_onnx(model, device="a100", accelerators=4, training=True, dims={"batch": 32})
+    cli = subprocess.run([CLI, "import", "onnx", model, "--device", "a100", "--accelerators", "4",
+                          "--training", "--dim", "batch=32", "--quiet"], capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    assert w.to_dict() == json.loads(cli.stdout)
+    assert w.to_dict()["syncBandwidth"] == 3e8
+    for zero in (0, None):
+        assert dnnplace.import_onnx(model, device="a100", accelerators=4, training=True, dims={"batch": 32},
+                                    sync_bandwidth=zero).to_dict()["syncBandwidth"] == 3e8
+    slow = dnnplace.import_onnx(model, device="a100", accelerators=4, training=True, dims={"batch": 32},
+                                sync_bandwidth=1e9, samples_per_sync=2)
+    assert slow.to_dict()["syncBandwidth"] == 1e6 and slow.to_dict()["samplesPerSync"] == 2
+    with pytest.raises(ValueError, match="sync_bandwidth must be 0"):
+        dnnplace.import_onnx(model, device="a100", dims={"batch": 32}, sync_bandwidth=1e-28)
+    with pytest.raises(ValueError, match="samples_per_sync must be a number >= 1"):
+        dnnplace.import_onnx(model, device="a100", dims={"batch": 32}, samples_per_sync=0.5)
+    # README: on four A100s ResNet-50 trains fastest as plain data parallelism.
+    plan = dnnplace.solve(w, method="dp", replicate=True)
+    assert plan.status == "optimal" and plan.objective == pytest.approx(4.325823564881522, rel=1e-12)
+    assert [d.replicas for d in plan.devices if d.kind == "accelerator"] == [4]
+    # compare refuses --replicate as the CLI does: no syncBandwidth, or no method that replicates.
+    tpu = dnnplace.import_onnx(model, device="tpu-v4", accelerators=4, training=True, dims={"batch": 32})
+    with pytest.raises(ValueError, match="--replicate needs the syncBandwidth of"):
+        dnnplace.compare(tpu, methods=["dp"], replicate=True, time_limit=5)
+    with pytest.raises(ValueError, match="none of them is compared"):
+        dnnplace.compare(w, methods=["scotch"], replicate=True, time_limit=5)

@@ -97,8 +97,9 @@ def test_replicated_stages_from_a_profile():
                    sync_bandwidth=1e9, samples_per_sync=4)
     d = w.to_dict()
     assert d["syncBandwidth"] == 1e6 and d["samplesPerSync"] == 4
-    with pytest.raises(ValueError, match="sync_bandwidth must be"):
-        dt.profile(model, (x,), sync_bandwidth=-1, measure_cpu=False)
+    for bad in (-1, 1e-28, float("inf")):
+        with pytest.raises(ValueError, match="sync_bandwidth must be 0 \\(the device's\\) or"):
+            dt.profile(model, (x,), sync_bandwidth=bad, measure_cpu=False)
     with pytest.raises(ValueError, match="samples_per_sync must be"):
         dt.profile(model, (x,), samples_per_sync=0.5, measure_cpu=False)
     # A device the catalog gives no sync figure: replication is refused, saying how to get it.

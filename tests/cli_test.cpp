@@ -444,7 +444,9 @@ TEST(Cli, TheMemoryLimitBoundsTheSeedsToo) {
   std::ifstream peak(peakPath);
   long kilobytes = 0;
   ASSERT_TRUE(peak >> kilobytes);
-  EXPECT_LT(kilobytes, 150'000) << "peak resident KB";
+  // AddressSanitizer's shadow memory and quarantine swell the resident set
+  // (150,056 KB once in the sanitizer build, where the plain one stays far below).
+  EXPECT_LT(kilobytes, testing::kSanitized ? 300'000 : 150'000) << "peak resident KB";
   std::filesystem::remove(workload);
   std::filesystem::remove(peakPath);
 }

@@ -246,8 +246,7 @@ SeedPlan seedPlans(const Workload& workload, const ContractedGraph& graph, const
     }
     if (pieces >= 2 && !countIdeals(graph, 8 * coarseIdeals.count, countLimits).exceeded) break;
     const ChainResult r = solveChain(*coarse, coarseGraph, seedOptions, seedDeadline, best.objective);
-    if (r.kind == ChainResult::Kind::Found || !r.blocks.empty())
-      offer(*coarse, coarseGraph, r.objective, r.blocks);
+    offer(*coarse, coarseGraph, r.objective, r.blocks);  // a stopped run's chain too, if any
     if (r.kind != ChainResult::Kind::Found && r.kind != ChainResult::Kind::NoChain) break;
   }
   return best;

@@ -38,15 +38,7 @@ DpRun LatticeDp::run(const DpLimits& limits, int threads, DpStats* stats) {
   std::vector<ThreadStats> threadStats(threads);
   std::vector<Scratch> scratch(threads);
   if (const DpRun stopped = computeWork(limits); stopped != DpRun::Complete) return stopped;
-  wavefront_ = &wavefront;
-  done_ = wavefront.doneFlags();
-  struct Detach {  // however the run ends, the pool goes with this frame
-    LatticeDp* dp;
-    ~Detach() {
-      dp->wavefront_ = nullptr;
-      dp->done_ = nullptr;
-    }
-  } detach{this};
+  const auto attached = pool_.attach(wavefront);
   const DpRun result = wavefront.run(limits, [&](int t, std::int32_t ideal) {
     relax(ideal, walkers[t], scratch[t], &threadStats[t]);
   });

@@ -74,9 +74,7 @@ class LatticeDp {
     prefetchLines(values, states_.count() * sizeof(double));
   }
   /// Returns once another thread has finished the ideal's record.
-  void await(std::int32_t ideal) const {
-    if (done_ && !done_[ideal].load(std::memory_order_acquire)) wavefront_->waitFor(ideal);
-  }
+  void await(std::int32_t ideal) const { pool_.await(ideal); }
 
   /// Whether the rest of the graph fits the devices state s leaves at the ideal.
   bool futureAlive(std::int32_t ideal, int s) const {
@@ -119,10 +117,8 @@ class LatticeDp {
   /// The whole graph fits one accelerator's memory: a block fits one
   /// exactly when it has no super-node that cannot go to an accelerator.
   bool sizeNeverBinds_ = false;
-  /// Set while several threads share a run: the pool, and per ideal
-  /// whether its record is final.
-  const Wavefront* wavefront_ = nullptr;
-  const std::atomic<char>* done_ = nullptr;
+  /// Attached while several threads share a run.
+  WavefrontReader pool_;
   const ContractedGraph& graph_;
   const IdealLattice& lattice_;
   DeviceStates states_;

@@ -102,15 +102,7 @@ class ReplicatedDp {
       own.replicaLoads.assign(states_.accelerators + 1, 0.0);
       own.replicaLimit.assign(states_.accelerators + 1, 0.0);
     }
-    wavefront_ = &wavefront;
-    done_ = wavefront.doneFlags();
-    struct Detach {  // however the run ends, the pool goes with this frame
-      ReplicatedDp* dp;
-      ~Detach() {
-        dp->wavefront_ = nullptr;
-        dp->done_ = nullptr;
-      }
-    } detach{this};
+    const auto attached = pool_.attach(wavefront);
     const DpRun result =
         wavefront.run(limits, [&](int t, std::int32_t ideal) { relax(ideal, walkers[t], scratch[t]); });
     for (const Scratch& own : scratch) *blocks += own.blocks;
@@ -212,11 +204,6 @@ class ReplicatedDp {
     std::uint64_t blocks = 0;
   };
 
-  /// Returns once another thread has finished the ideal's values.
-  void await(std::int32_t ideal) const {
-    if (done_ && !done_[ideal].load(std::memory_order_acquire)) wavefront_->waitFor(ideal);
-  }
-
   /// Per ideal its Work sums (device_states.hpp) and its weights, from its
   /// canonical parent's; then the state bounds of the cap.
   void computeWork(BlockWalker& walker) {
@@ -275,7 +262,7 @@ class ReplicatedDp {
     walker.mark(ideal);
     for (const IdealLattice::Link& link : lattice_.links(ideal)) {
       const double increase = walker.removalIncrease(link.element);
-      await(link.target);
+      pool_.await(link.target);
       const double* sub = valuesOf(link.target);
       const char* subAlive = &aliveOf_[static_cast<std::size_t>(link.target) * stride_];
       for (int s = 1; s < numStates; ++s) {
@@ -386,7 +373,7 @@ class ReplicatedDp {
         [&](std::int32_t sub, const std::vector<std::int32_t>& path) {
           ++own.blocks;
           const double weights = pathParameters(path, &parameters);
-          await(sub);
+          pool_.await(sub);
           const double* previous = valuesOf(sub);
           bool improved = false;
           if (walker.acceleratorFits()) {
@@ -447,9 +434,7 @@ class ReplicatedDp {
   std::vector<double> syncPerByte_;  ///< per r: sync(D, r) per byte of D's weights
   StateBounds bounds_;
   std::vector<char> aliveOf_;  ///< per ideal and state: live (prefix and future bounds)
-  /// Set while a run's pool is up: per ideal, whether its values are final.
-  const Wavefront* wavefront_ = nullptr;
-  const std::atomic<char>* done_ = nullptr;
+  WavefrontReader pool_;       ///< attached while a run's threads share the lattice
 };
 
 }  // namespace

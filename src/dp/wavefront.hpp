@@ -55,4 +55,39 @@ class Wavefront {
   std::atomic<bool> abandoned_{false};
 };
 
+/// How a DP reads other ideals' records while a pool may be filling them:
+/// await(ideal) returns once the ideal is finished (at once outside a run,
+/// or with one thread, when every ideal met is finished).
+class WavefrontReader {
+ public:
+  void await(std::int32_t ideal) const {
+    if (done_ && !done_[ideal].load(std::memory_order_acquire)) wavefront_->waitFor(ideal);
+  }
+
+  /// Ends the reading through a pool when it goes, however the run ends.
+  class Attached {
+   public:
+    explicit Attached(WavefrontReader* reader) : reader_(reader) {}
+    Attached(const Attached&) = delete;
+    Attached& operator=(const Attached&) = delete;
+    ~Attached() {
+      reader_->wavefront_ = nullptr;
+      reader_->done_ = nullptr;
+    }
+
+   private:
+    WavefrontReader* reader_;
+  };
+  /// Reads through `wavefront` for as long as the result lives.
+  [[nodiscard]] Attached attach(const Wavefront& wavefront) {
+    wavefront_ = &wavefront;
+    done_ = wavefront.doneFlags();
+    return Attached(this);
+  }
+
+ private:
+  const Wavefront* wavefront_ = nullptr;
+  const std::atomic<char>* done_ = nullptr;
+};
+
 }  // namespace dnnplace::dp

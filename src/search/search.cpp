@@ -552,12 +552,8 @@ SolveOutcome solveSearch(const Workload& workload, const SolveOptions& options) 
     // method's own random restarts (on graphs where the best plans are far
     // from any chain they find what a chain's neighbourhood does not).
     auto inner = [&] {
-      SolveOptions o = options;
+      SolveOptions o = optionsUntil(options, deadline);
       o.progress = nullptr;
-      o.timeLimitSeconds =
-          deadline == Clock::time_point::max()
-              ? options.timeLimitSeconds
-              : std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count());
       return o;
     };
     auto keep = [&](const SolveOutcome& polished, const char* what) {

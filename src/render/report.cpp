@@ -285,10 +285,10 @@ std::optional<SolveOutcome> outcomeOfPlan(const Workload& workload, const PlanFi
   if (options.objective == Objective::Throughput && !options.diffMaxima) {
     // A plan with replicated stages may go below the bound of placements
     // without them (docs/model.md §9): the one that holds with replicas.
-    bool replicated = false;
     // (Without syncBandwidth replicas make the plan infeasible: the bound without them stands.)
-    for (int a = 0; a < placement.numAccelerators; ++a)
-      replicated |= placement.replicasOf(a) > 1 && workload.machine.syncBandwidth > 0;
+    bool replicated = false;
+    for (int a = 0; a < placement.numAccelerators; ++a) replicated |= placement.replicasOf(a) > 1;
+    replicated = replicated && workload.machine.syncBandwidth > 0;
     outcome.lowerBound = replicated ? replicatedThroughputLowerBound(workload)
                                     : trivialThroughputLowerBound(workload);
     if (outcome.objective > 0)

@@ -22,8 +22,13 @@
 //    through nearly every block of I;
 // and the search is for a chain below the best known plan (dp-linear
 // --replicate's or the pure pipeline's): when there is none, that plan is
-// the optimum. Backtracking walks the same blocks again: their sums follow
-// each block's canonical path, so they are the very numbers the DP compared.
+// the optimum. As in the pure DP, a state stops once its best is within a
+// few percent of that plan (goodEnough): a run then either proves the plan
+// optimal, returns the optimum (a chain above goodEnough), or finds a
+// better plan for the next round to look below (the value (I ∖ v, s) of
+// the third bound is then read only where it is exact). Backtracking walks
+// the same blocks again: their sums follow each block's canonical path, so
+// they are the very numbers the DP compared.
 
 #include "dp/replicated.hpp"
 
@@ -52,12 +57,13 @@ namespace {
 class ReplicatedDp {
  public:
   ReplicatedDp(const Workload& workload, const ContractedGraph& graph, const IdealLattice& lattice,
-               DeviceStates states, double cut)
+               DeviceStates states, double cut, double goodEnough)
       : graph_(graph),
         lattice_(lattice),
         states_(states),
         machine_(workload.machine),
         cut_(cut),
+        goodEnough_(goodEnough),
         stride_(static_cast<std::size_t>(states.count())),
         values_(static_cast<std::size_t>(lattice.numIdeals()) * stride_, kInfinity),
         parameters_(graph.numSuperNodes, 0) {
@@ -194,6 +200,8 @@ class ReplicatedDp {
   struct alignas(64) Scratch {
     std::vector<int> live;      ///< the relaxed ideal's live states that are not final
     std::vector<double> lower;  ///< per state of the relaxed ideal: a lower bound
+    /// per state: the least load of a block met with an inexact sub-ideal value below the cut
+    std::vector<double> minInexact;
     std::vector<char> dead, alive;
     std::vector<double> replicaLimit;  ///< per r: r · the largest best a block on r replicas may beat
     std::vector<double> replicaLoads;  ///< per r: load(D, r) of the block visited
@@ -212,7 +220,8 @@ class ReplicatedDp {
     weights_.assign(n, 0.0);
     sizes_.assign(n, 0.0);
     aliveOf_.assign(n * stride_, 0);
-    std::fill_n(aliveOf_.begin(), stride_, 1);  // the empty ideal's values are exact (0)
+    std::fill_n(aliveOf_.begin(), stride_, 1);
+    exact_.assign(n * stride_, 1);  // the empty ideal's values are exact (0)
     const double memory = acceleratorMemory(graph_, machine_);
     for (std::int32_t ideal = 1; ideal < lattice_.numIdeals(); ++ideal) {
       const IdealLattice::Link parent = lattice_.links(ideal).back();
@@ -252,6 +261,7 @@ class ReplicatedDp {
   /// reaches it.
   void liveStates(std::int32_t ideal, BlockWalker& walker, const double* best, Scratch& own) {
     own.live.clear();
+    own.minInexact.assign(stride_, kInfinity);
     const Work& here = work_[ideal];
     const int numStates = static_cast<int>(stride_);
     own.lower.assign(numStates, 0.0);
@@ -265,25 +275,29 @@ class ReplicatedDp {
       pool_.await(link.target);
       const double* sub = valuesOf(link.target);
       const char* subAlive = &aliveOf_[static_cast<std::size_t>(link.target) * stride_];
+      const char* subExact = &exact_[static_cast<std::size_t>(link.target) * stride_];
       for (int s = 1; s < numStates; ++s) {
         if (!own.alive[s] || !subAlive[s]) continue;
-        if (!(sub[s] < cut_)) {  // its true value is at least the cut
+        if (!(sub[s] < cut_)) {  // its true value is at least the cut (even when inexact)
           if (increase == 0) own.dead[s] = 1;
           continue;
         }
+        if (!subExact[s]) continue;  // may be above the true value: no bound from it
         own.lower[s] = std::max(own.lower[s], increase > 0 ? (sub[s] - increase) * kMargin : sub[s]);
       }
     }
     char* mine = &aliveOf_[static_cast<std::size_t>(ideal) * stride_];
     for (int s = 1; s < numStates; ++s) {
       mine[s] = own.alive[s];
-      if (own.alive[s] && !own.dead[s] && own.lower[s] < cut_ && best[s] > own.lower[s])
+      if (own.alive[s] && !own.dead[s] && own.lower[s] < cut_ && open(s, best, own))
         own.live.push_back(s);
     }
   }
 
   /// Whether a state of the relaxed ideal still needs blocks.
-  static bool open(int s, const double* best, const Scratch& own) { return best[s] > own.lower[s]; }
+  bool open(int s, const double* best, const Scratch& own) const {
+    return best[s] > std::max(own.lower[s], goodEnough_);
+  }
 
   /// The walk's limits from the live states' best values (capped): a block
   /// on r replicas serves only states of at least r accelerators, and
@@ -375,6 +389,7 @@ class ReplicatedDp {
           const double weights = pathParameters(path, &parameters);
           pool_.await(sub);
           const double* previous = valuesOf(sub);
+          const char* exact = &exact_[static_cast<std::size_t>(sub) * stride_];
           bool improved = false;
           if (walker.acceleratorFits()) {
             const double load = walker.acceleratorLoad();
@@ -393,7 +408,15 @@ class ReplicatedDp {
               if (!(fewest < a)) continue;
               for (int r = std::max(1, static_cast<int>(fewest)); r <= a; ++r) {
                 const double before = previous[s - r * step];
-                if (before >= b) break;
+                // An inexact value (below the cut) may be above the true
+                // one: the state's best is exact only if this block could
+                // not have beaten it.
+                const bool inexact = !exact[s - r * step] && before < cut_;
+                if (inexact) own.minInexact[s] = std::min(own.minInexact[s], own.replicaLoads[r]);
+                if (before >= b) {
+                  if (inexact) continue;
+                  break;
+                }
                 b = std::min(b, std::max(before, own.replicaLoads[r]));
               }
               if (b < start) {
@@ -406,6 +429,8 @@ class ReplicatedDp {
             const double load = walker.cpu;
             for (int s : own.live) {
               if (states_.cpusOf(s) == 0 || !open(s, best, own)) continue;
+              if (!exact[s - 1] && previous[s - 1] < cut_)
+                own.minInexact[s] = std::min(own.minInexact[s], load);
               const double candidate = std::max(previous[s - 1], load);
               if (candidate < best[s] && candidate < cut_) {
                 best[s] = candidate;
@@ -418,6 +443,29 @@ class ReplicatedDp {
         },
         nullptr);
     closeUnderUnusedDevices(states_, best);
+    markExact(ideal, best, own);
+  }
+
+  /// Which values of the relaxed ideal are exact (their true value): at
+  /// least the cut (no chain below it), at their lower bound, or walked to
+  /// the end (above goodEnough) without an inexact sub-ideal value that
+  /// could have beaten them; and, as a state takes the best of those with
+  /// fewer devices, only if those are exact too. A state closed at
+  /// goodEnough is not: only its bound (3) is lost, as the stored values
+  /// stay those of real chains and at most max(true value, goodEnough).
+  void markExact(std::int32_t ideal, const double* best, const Scratch& own) {
+    char* exact = &exact_[static_cast<std::size_t>(ideal) * stride_];
+    for (int s : own.live) {
+      const double v = best[s];
+      exact[s] = !(v < cut_) || v <= own.lower[s] || (v > goodEnough_ && own.minInexact[s] >= v) ? 1
+                                                                                                 : 0;
+    }
+    const int step = states_.acceleratorStep();
+    for (int s = 1; s < static_cast<int>(stride_); ++s) {
+      if (!(best[s] < cut_)) continue;
+      if (s >= step && !exact[s - step]) exact[s] = 0;
+      if (states_.cpusOf(s) > 0 && !exact[s - 1]) exact[s] = 0;
+    }
   }
 
   const ContractedGraph& graph_;
@@ -425,6 +473,9 @@ class ReplicatedDp {
   DeviceStates states_;
   const Machine& machine_;
   double cut_;  ///< only values below it are kept (just below a known plan's max-load)
+  /// A state stops once its best is at most this (its value may then be
+  /// above its true one: markExact); 0 would walk every state to its optimum.
+  double goodEnough_;
   std::size_t stride_;
   std::vector<double> values_;
   std::vector<double> parameters_;   ///< per super-node
@@ -434,6 +485,7 @@ class ReplicatedDp {
   std::vector<double> syncPerByte_;  ///< per r: sync(D, r) per byte of D's weights
   StateBounds bounds_;
   std::vector<char> aliveOf_;  ///< per ideal and state: live (prefix and future bounds)
+  std::vector<char> exact_;    ///< per ideal and state: the value is the true one (see markExact)
   WavefrontReader pool_;       ///< attached while a run's threads share the lattice
 };
 
@@ -441,8 +493,12 @@ class ReplicatedDp {
 
 namespace {
 
+/// `known`: the pure pipeline's outcome when the caller has it (the exact
+/// DP's chain along one order starts from the pure DP's plan rather than
+/// solving the pure chain again).
 SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& options, const char* method,
-                             ContractionOptions contraction, bool exact, SolverFunction pure) {
+                             ContractionOptions contraction, bool exact, SolverFunction pure,
+                             const SolveOutcome* known = nullptr) {
   SolveOutcome outcome;
   const std::string name = method;
   if (auto refused = baseline::replicationRefusal(workload, options)) return *refused;
@@ -455,7 +511,7 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
   // plan bounds the search (and without one there is none here either).
   SolveOptions pureOptions = optionsUntil(options, deadline, 0.5);
   pureOptions.replicate = false;
-  SolveOutcome pipeline = pure(workload, pureOptions);
+  SolveOutcome pipeline = known ? *known : pure(workload, pureOptions);
   if (!pipeline.ok() || !pipeline.placement || workload.numNodes() == 0) return pipeline;
   const double pureMaxLoad = objective::throughputObjective(workload, *pipeline.placement, false);
   // The exact DP also starts from the optimum along one order (few ideals):
@@ -464,13 +520,13 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
   std::string incumbentName = "the pure pipeline's plan (no replicas)";
   if (exact) {
     SolveOutcome chain = replicatedParts(workload, optionsUntil(options, deadline), "dp-linear",
-                                         contraction, false, solveDpLinear);
+                                         contraction, false, solveDpLinear, &pipeline);
     if (chain.ok() && chain.placement && chain.found() && chain.objective < pureMaxLoad) {
       incumbent = std::move(chain);
       incumbentName = "the best plan with replicas along one order (dp-linear --replicate)";
     }
   }
-  const double cap = objective::throughputObjective(workload, *incumbent.placement, false);
+  double cap = objective::throughputObjective(workload, *incumbent.placement, false);
 
   PhaseTimes phases;
   contraction.linearize = !exact;
@@ -505,8 +561,8 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
   IdealLattice::Limits limits;
   limits.maxIdeals = options.maxIdeals;
   limits.memoryLimitBytes = options.memoryLimitBytes;
-  // Per ideal: its values and liveness per state, its Work, weights and size.
-  limits.extraBytesPerIdeal = static_cast<std::uint64_t>(states.count()) * (sizeof(double) + 1) +
+  // Per ideal: its values, liveness and exactness per state, its Work, weights and size.
+  limits.extraBytesPerIdeal = static_cast<std::uint64_t>(states.count()) * (sizeof(double) + 2) +
                               sizeof(Work) + 2 * sizeof(double);
   limits.deadline = deadline;
   limits.interrupt = options.interrupt;
@@ -530,64 +586,100 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
   // chain within 1e-10 of it is not looked for: the plan is optimal to that
   // precision, as its lower bound says.)
   constexpr double kCutGap = 1e-10;
-  const double cut = cap * (1 - kCutGap);
-  ReplicatedDp dp(workload, graph, lattice, states, cut);
+  // As the pure DP does (chain.cpp), a state stops once its best is within
+  // a gap of the known plan: the run decides whether a chain beats that
+  // plan. Along an optimal chain of max-load L every stored value is at most
+  // max(L, goodEnough), so a full ideal's value above goodEnough is the
+  // optimum, and one at most goodEnough is a better plan to look below in
+  // the next round. The first round's gap is 1% (the known plan is often
+  // optimal, and a narrow gap closes the most states); a plan found below it
+  // says the optimum may be further down, so later rounds take 5%, which
+  // usually ends the search in one more round; from the fourth round on
+  // every state is walked to its optimum (goodEnough 0), which ends it.
+  // (Every state walked to its own optimum from the start met 2.4–5× the
+  // blocks on the BERT operator graphs of docs/benchmarks.md; 1% in every
+  // round took up to 16 rounds.) Along one order (dp-linear, pipedream) the
+  // known plan is the pure pipeline's, often far above the optimum (ResNet-50's
+  // operator graph: 124.3 against 76.9, six rounds), and the chain's lattice
+  // is small: there every state is walked to its optimum in one round.
+  constexpr double kFirstGap = 0.01, kLaterGap = 0.05;
+  constexpr int kGapRounds = 3;
+  auto gapOf = [&](int round) {
+    if (!exact || round >= kGapRounds) return 1.0;
+    return round == 0 ? kFirstGap : kLaterGap;
+  };
   std::uint64_t blocks = 0;
+  int rounds = 0;
   DpLimits dpLimits;
   dpLimits.deadline = deadline;
   dpLimits.interrupt = options.interrupt;
   dpLimits.threadStart = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(std::max(0.0, options.threadStartSeconds)));
-  if (!phases.time("dp", [&] { return dp.run(dpLimits, options.threads, &blocks); })) {
-    const bool interrupted = options.interrupt && options.interrupt->load();
-    return keepIncumbent(interrupted ? StopReason::Interrupt : StopReason::TimeLimit,
-                         interrupted ? "interrupted during the DP" : "the time limit stopped the DP");
-  }
-  const std::string counts = std::to_string(lattice.numIdeals()) + " ideals, " +
-                             std::to_string(blocks) +
-                             " blocks; the pure pipeline: " + formatShortest(pureMaxLoad);
-  std::vector<Block> chain;
-  if (!(dp.optimum() < cut)) {
-    // No chain below the known plan: it is the optimum (exact) or the best
-    // along the order.
-    incumbent.status = exact ? SolveStatus::Optimal : SolveStatus::Feasible;
-    incumbent.lowerBound = exact ? std::min(cut, incumbent.objective) : 0;
-    incumbent.message =
-        std::string(exact ? "optimal over contiguous placements with replicated blocks"
-                          : "optimal with replicated blocks for one " + std::string(kOrderNote)) +
-        ": " + incumbentName + ", as no chain is below it (" + counts + ")";
-    incumbent.phases = pipeline.phases;
-    for (const PhaseTime& phase : phases.take())
-      incumbent.phases.push_back({"replicate " + phase.name, phase.seconds});
-    return incumbent;
-  }
-  if (!phases.time("backtrack", [&] { return dp.backtrack(&chain); })) {
-    outcome.call = CallStatus::InternalError;
-    outcome.message = "internal error: " + name + " --replicate could not recover its plan";
-    return outcome;
-  }
-  outcome.placement = placementOf(workload, graph, chain);
-  outcome.objective = objective::throughputObjective(workload, *outcome.placement, false);
-  // The grid's optimum is at most the true one (latencies rounded down); an
-  // exact method's plan is optimal when its true max-load is that optimum.
-  const bool optimal = exact && outcome.objective <= aboveRounding(dp.optimum());
-  outcome.status = optimal ? SolveStatus::Optimal : SolveStatus::Feasible;
-  outcome.lowerBound = exact ? std::min(dp.optimum(), outcome.objective) : 0;
-  int replicated = 0, used = 0;
-  for (const Block& block : chain)
-    if (block.accelerator) {
-      used += block.replicas;
-      replicated += block.replicas > 1 ? 1 : 0;
+  const std::string kind = exact ? "optimal over contiguous placements with replicated blocks"
+                                 : "optimal with replicated blocks for one " + std::string(kOrderNote);
+  for (;;) {
+    const double cut = cap * (1 - kCutGap);
+    const double goodEnough = cap * (1 - gapOf(rounds));
+    ReplicatedDp dp(workload, graph, lattice, states, cut, goodEnough);
+    ++rounds;
+    if (!phases.time("dp", [&] { return dp.run(dpLimits, options.threads, &blocks); })) {
+      const bool interrupted = options.interrupt && options.interrupt->load();
+      return keepIncumbent(interrupted ? StopReason::Interrupt : StopReason::TimeLimit,
+                           interrupted ? "interrupted during the DP" : "the time limit stopped the DP");
     }
-  outcome.message =
-      std::string(exact ? "optimal over contiguous placements with replicated blocks"
-                        : "optimal with replicated blocks for one " + std::string(kOrderNote)) +
-      " (" + std::to_string(replicated) + " of " + std::to_string(chain.size()) +
-      " blocks replicated, " + std::to_string(used) + " accelerators; " + counts + ")";
-  outcome.phases = pipeline.phases;
-  for (const PhaseTime& phase : phases.take())
-    outcome.phases.push_back({"replicate " + phase.name, phase.seconds});
-  return outcome;
+    const std::string counts = std::to_string(lattice.numIdeals()) + " ideals, " +
+                               std::to_string(blocks) + " blocks in " + std::to_string(rounds) +
+                               (rounds == 1 ? " round" : " rounds") +
+                               "; the pure pipeline: " + formatShortest(pureMaxLoad);
+    if (!(dp.optimum() < cut)) {
+      // No chain below the known plan: it is the optimum (exact) or the best
+      // along the order.
+      incumbent.status = exact ? SolveStatus::Optimal : SolveStatus::Feasible;
+      incumbent.lowerBound = exact ? std::min(cut, incumbent.objective) : 0;
+      incumbent.message = kind + ": " + incumbentName + ", as no chain is below it (" + counts + ")";
+      incumbent.phases = pipeline.phases;
+      for (const PhaseTime& phase : phases.take())
+        incumbent.phases.push_back({"replicate " + phase.name, phase.seconds});
+      return incumbent;
+    }
+    std::vector<Block> chain;
+    if (!phases.time("backtrack", [&] { return dp.backtrack(&chain); })) {
+      outcome.call = CallStatus::InternalError;
+      outcome.message = "internal error: " + name + " --replicate could not recover its plan";
+      return outcome;
+    }
+    outcome.placement = placementOf(workload, graph, chain);
+    outcome.objective = objective::throughputObjective(workload, *outcome.placement, false);
+    int replicated = 0, used = 0;
+    for (const Block& block : chain)
+      if (block.accelerator) {
+        used += block.replicas;
+        replicated += block.replicas > 1 ? 1 : 0;
+      }
+    const std::string shape = std::to_string(replicated) + " of " + std::to_string(chain.size()) +
+                              " blocks replicated, " + std::to_string(used) + " accelerators";
+    // Above goodEnough the value is the optimum. (A plan whose true max-load
+    // does not fall below the known one, which the DP's rounding could
+    // allow, ends the search too rather than loop.)
+    if (dp.optimum() > goodEnough || !(outcome.objective < cap)) {
+      // The grid's optimum is at most the true one (latencies rounded down); an
+      // exact method's plan is optimal when its true max-load is that optimum.
+      const bool optimal = exact && outcome.objective <= aboveRounding(dp.optimum());
+      outcome.status = optimal ? SolveStatus::Optimal : SolveStatus::Feasible;
+      outcome.lowerBound = exact ? std::min(dp.optimum(), outcome.objective) : 0;
+      outcome.message = kind + " (" + shape + "; " + counts + ")";
+      outcome.phases = pipeline.phases;
+      for (const PhaseTime& phase : phases.take())
+        outcome.phases.push_back({"replicate " + phase.name, phase.seconds});
+      return outcome;
+    }
+    // A better plan, not shown optimal: the incumbent, and the next round
+    // looks below it.
+    cap = outcome.objective;
+    incumbent.placement = outcome.placement;
+    incumbent.objective = outcome.objective;
+    incumbentName = "the best plan with replicas found (" + shape + ")";
+  }
 }
 
 }  // namespace

@@ -184,7 +184,7 @@ if only in ("", "speed"):
         "state to its own optimum met 2.4–5× the blocks (bert_l-3_inference 425,870, bert_l-6_"
         "inference 647,252 before (6)). Same optima on every row. Tried and left out: walking up "
         "from the empty ideal the blocks that leave their sub-ideal to CPU cores alone (as the "
-        "pure DP does for one accelerator): 0.7–1.7× the blocks on the BERT graphs. Where the "
+        "pure DP does for one accelerator): 0.9–1.7× the blocks on the BERT graphs. Where the "
         "ratio still passes 5×, both sides take milliseconds: the ResNet-50 operator graphs "
         "(2,656 and some 24,000 blocks: two rounds, as replication beats the first incumbent).",
     ]

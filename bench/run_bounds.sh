@@ -84,7 +84,7 @@ for r in rows:
     by.setdefault(r["workload"].removeprefix("throughput/"), {})[r["method"]] = r
 
 def winner(r):
-    m = re.search(r"the bound (?:reported )?is ([^;]*?)(?:'s)?(?:;|$)", r.get("message", ""))
+    m = re.search(r"the bound (?:reported )?is (?:the )?([^;]*?)(?:'s| bound)?(?:;|$)", r.get("message", ""))
     return m.group(1) if m else "—"
 
 def fmt(x):

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -148,7 +149,7 @@ constexpr auto kNoDeadline = std::chrono::steady_clock::time_point::max();
 
 TEST(ThroughputBound, NeverAboveTheBruteForceOptimum) {
   std::mt19937_64 rng(26);
-  int cases = 0, tight = 0, aboveWork = 0;
+  int cases = 0, tight = 0, aboveWork = 0, boundaries = 0;
   for (int i = 0; i < 2000; ++i) {
     const Workload w = communicationBound(rng);
     const Optimum optimum = bruteForce(w);
@@ -166,6 +167,7 @@ TEST(ThroughputBound, NeverAboveTheBruteForceOptimum) {
       if (upper == optimum.maxLoad) {
         tight += bound.value() >= optimum.maxLoad * (1 - 1e-4);
         aboveWork += bound.representatives > bound.work * (1 + 1e-6);
+        boundaries += bound.boundary > bound.work * (1 + 1e-6);
       }
     }
   }
@@ -174,6 +176,41 @@ TEST(ThroughputBound, NeverAboveTheBruteForceOptimum) {
   // proven (to the bisection's width), and the LP beats the work bound often.
   EXPECT_GT(tight, cases * 6 / 10) << tight << " of " << cases;
   EXPECT_GT(aboveWork, cases / 4) << aboveWork << " of " << cases;
+  // Bound 1b (every accelerator pays a boundary) beats the work bound too.
+  EXPECT_GT(boundaries, cases / 5) << boundaries << " of " << cases;
+  std::printf("%d cases: %d proven optimal, the LP above the work bound on %d, bound 1b on %d\n", cases,
+              tight, aboveWork, boundaries);
+}
+
+TEST(ThroughputBound, EveryAcceleratorOfAFullChainPaysItsBoundary) {
+  // Four nodes of latency 10 in a chain whose sends cost 1, on two
+  // accelerators: each holds work of at least 40 − T, so each holds one of
+  // the heavy nodes and misses another, and pays at least one send. The
+  // work bound says 20; the optimum is two nodes each, 20 + 1.
+  std::vector<Node> nodes(4);
+  for (int i = 0; i < 4; ++i) {
+    nodes[i].id = i;
+    nodes[i].fpgaLatency = 10;
+    nodes[i].cpuLatency = 100;
+  }
+  Machine machine;
+  machine.maxFpgas = 2;
+  machine.maxSizePerFpga = 1e6;
+  std::string error;
+  const auto w = buildWorkload("chain", machine, nodes, {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}}, &error);
+  ASSERT_TRUE(w) << error;
+  const objective::ClassTotals totals(*w);
+  EXPECT_DOUBLE_EQ(bounds::workBound(*w, totals), 20);
+  const bounds::ThroughputBound bound = bounds::throughputBound(*w, totals, 40, kNoDeadline);
+  EXPECT_NEAR(bound.boundary, 21, 21e-9) << bound.describe();
+  EXPECT_DOUBLE_EQ(bound.boundaryCut, 1);
+  EXPECT_NEAR(bound.value(), 21, 21e-4);
+  const SolveOutcome outcome = solve(*w, "bound", SolveOptions{});
+  EXPECT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
+  EXPECT_NE(outcome.message.find("(every accelerator pays at least 1 of communication); the bound is "
+                                 "the work with boundaries bound"),
+            std::string::npos)
+      << outcome.message;
 }
 
 TEST(ThroughputBound, MethodsReportItBelowTheOptimum) {

@@ -7,7 +7,9 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "OsiClpSolverInterface.hpp"
 #include "bounds/max_flow.hpp"
@@ -35,14 +37,17 @@ constexpr double kBytesPerPair = 96;
 /// Whether the accelerators and cores can absorb every class at max-load T
 /// with classes split fractionally, and the classes only accelerators can
 /// take fit them by count (bound 1's test).
+/// `tax`: what every accelerator's block pays besides its work (bound 1b:
+/// its least boundary), so that it holds at most T − tax of work.
 bool workFits(const Workload& w, const objective::ClassTotals& totals, const std::vector<int>& byRatio,
-              double T) {
+              double T, double tax = 0) {
   const Machine& m = w.machine;
   double accelerator = 0, cpu = 0;
   std::vector<int> flexible;
-  std::vector<double> pinned;  // latencies of the classes only an accelerator can take
+  std::vector<double> pinned;    // latencies of the classes only an accelerator can take
+  const double room0 = T - tax;  // an accelerator's room for work
   for (int c : byRatio) {
-    const bool onAccelerator = totals.fitsAccelerator(c, m) && totals.acceleratorLatency[c] <= T;
+    const bool onAccelerator = totals.fitsAccelerator(c, m) && totals.acceleratorLatency[c] <= room0;
     const bool onCpu = m.maxCpus > 0 && totals.cpuLatency[c] <= T;
     if (!onAccelerator && !onCpu) return false;
     if (onAccelerator && onCpu)
@@ -53,14 +58,15 @@ bool workFits(const Workload& w, const objective::ClassTotals& totals, const std
     } else
       cpu += totals.cpuLatency[c];
   }
-  double room = m.maxFpgas * T - accelerator;
+  double room = m.maxFpgas * room0 - accelerator;
   if (room < 0) return false;
   // Classes do not split: an accelerator holds at most j classes of latency
   // above T / (j + 1), so the i-th largest pinned class (0-based), of
   // latency v, needs i + 1 ≤ k · floor(T / v) (j rounded up: never stricter).
   std::sort(pinned.begin(), pinned.end(), std::greater<>());
   for (std::size_t i = 0; i < pinned.size() && pinned[i] > 0; ++i)
-    if (static_cast<double>(i + 1) > m.maxFpgas * std::floor(T / pinned[i] * (1 + 1e-12))) return false;
+    if (static_cast<double>(i + 1) > m.maxFpgas * std::floor(room0 / pinned[i] * (1 + 1e-12)))
+      return false;
   // Most CPU time saved per accelerator time first.
   for (int c : flexible) {
     const double a = totals.acceleratorLatency[c];
@@ -69,6 +75,18 @@ bool workFits(const Workload& w, const objective::ClassTotals& totals, const std
     cpu += (1 - take) * totals.cpuLatency[c];
   }
   return cpu <= m.maxCpus * T;
+}
+
+/// The classes, most CPU time saved per accelerator time first (workFits' order).
+std::vector<int> classesByRatio(const objective::ClassTotals& totals, int classes) {
+  std::vector<int> byRatio(classes);
+  std::iota(byRatio.begin(), byRatio.end(), 0);
+  auto saved = [&](int c) {  // CPU time saved per accelerator time
+    const double a = totals.acceleratorLatency[c];
+    return a > 0 ? totals.cpuLatency[c] / a : kInf;
+  };
+  std::stable_sort(byRatio.begin(), byRatio.end(), [&](int a, int b) { return saved(a) > saved(b); });
+  return byRatio;
 }
 
 /// The classes renumbered in a topological order (by their first node), with
@@ -175,6 +193,140 @@ struct Scale {
     big = 4 * total + 1;
     epsilon = 1e-12 * (total + 1);
   }
+};
+
+/// Bound 1b (docs/bounds.md): at max-load T the accelerators must take at
+/// least R of work (what the cores cannot absorb), so when R > (k − 1) T
+/// every accelerator's block B holds work ≥ w = R − (k − 1) T. Then B holds
+/// one of the heaviest classes S (their work exceeds all but w) and misses
+/// one of the heaviest classes S' (their work exceeds T), so it pays at least
+/// μ = min λ(s, t) over s ∈ S, t ∈ S', s ≠ t, the least cut (a minimum s–t
+/// cut of the class hypergraph) between them, and holds at most T − μ of
+/// work: the work bound with that room. A bisection on T.
+class BoundaryBound {
+ public:
+  BoundaryBound(const Workload& w, const objective::ClassTotals& totals, const ClassGraph& cg)
+      : w_(w), totals_(totals), cg_(cg), scale_(cg), network_(2 + cg.size) {
+    byRatio_ = classesByRatio(totals, w.graph().numClasses);
+    // Lawler's gadget per hyperedge: a member on each side cuts in → out.
+    for (const auto& e : cg.edges) {
+      const int in = network_.addNode(), out = network_.addNode();
+      network_.addArc(in, out, e.cost);
+      for (int m : e.members) {
+        network_.addArc(2 + m, in, scale_.big);
+        network_.addArc(out, 2 + m, scale_.big);
+      }
+    }
+    heavy_.resize(cg.size);
+    std::iota(heavy_.begin(), heavy_.end(), 0);
+    std::stable_sort(heavy_.begin(), heavy_.end(),
+                     [&](int a, int b) { return cg.work[a] > cg.work[b]; });
+  }
+
+  /// The largest T proven in (lo, hi) (lo itself when none); *cut: μ at
+  /// that T; *stopped when the deadline or the interrupt cut it short.
+  double run(double lo, double hi, std::chrono::steady_clock::time_point deadline,
+             const std::atomic<bool>* interrupt, double* cut, bool* stopped) {
+    *cut = 0;
+    for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      double mu = 0;
+      const std::optional<bool> out = ruledOut(mid, deadline, interrupt, &mu);
+      if (!out) {
+        *stopped = true;
+        break;
+      }
+      if (*out) {
+        lo = mid;
+        *cut = mu;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+ private:
+  /// Whether no placement reaches max-load T; nullopt when stopped.
+  std::optional<bool> ruledOut(double T, std::chrono::steady_clock::time_point deadline,
+                               const std::atomic<bool>* interrupt, double* mu) {
+    if (!workFits(w_, totals_, byRatio_, T)) return true;
+    const Machine& m = w_.machine;
+    // The accelerators' share R: all the work that may use an accelerator
+    // less the most the cores can take at T (a fractional knapsack, most
+    // accelerator time per CPU time first, after the classes only a core
+    // can run).
+    double capable = 0, cpuLeft = m.maxCpus * T;
+    for (int p = 0; p < cg_.size; ++p) {
+      if (cg_.onAccelerator[p] && cg_.work[p] <= T)
+        capable += cg_.work[p];
+      else
+        cpuLeft -= cg_.cpuWork[p];
+    }
+    double absorbed = 0;
+    for (auto it = byRatio_.rbegin(); it != byRatio_.rend() && cpuLeft > 0; ++it) {
+      const int c = *it;
+      const double a = totals_.acceleratorLatency[c], p = totals_.cpuLatency[c];
+      if (!totals_.fitsAccelerator(c, m) || a > T || p > T) continue;
+      const double take = p <= cpuLeft ? 1.0 : cpuLeft / p;
+      absorbed += take * a;
+      cpuLeft -= take * p;
+    }
+    const double least = capable - absorbed - (m.maxFpgas - 1) * T;  // w above
+    if (!(least > 0)) return false;
+    // S: heaviest classes an accelerator may hold until the rest weighs less
+    // than `least`; S': heaviest until they weigh more than T.
+    std::vector<int> inside, outside;
+    double sum = 0;
+    for (int p : heavy_) {
+      if (!(cg_.onAccelerator[p] && cg_.work[p] <= T)) continue;
+      if (capable - sum < least) break;
+      inside.push_back(p);
+      sum += cg_.work[p];
+    }
+    if (capable - sum >= least) return false;
+    sum = 0;
+    for (int p : heavy_) {
+      if (sum > T) break;
+      outside.push_back(p);
+      sum += cg_.work[p];
+    }
+    if (!(sum > T)) return false;
+    double least_cut = kInf;
+    for (int t : outside)
+      for (int s : inside) {
+        if (s == t) continue;
+        const std::optional<double> lambda = cutBetween(s, t, deadline, interrupt);
+        if (!lambda) return std::nullopt;
+        least_cut = std::min(least_cut, *lambda);
+      }
+    if (!std::isfinite(least_cut) || least_cut <= 0) return false;
+    *mu = least_cut;
+    return !workFits(w_, totals_, byRatio_, T, least_cut);
+  }
+
+  /// λ(s, t): the least cut of a class set holding s and not t (cached;
+  /// symmetric, as a set's cut is its complement's).
+  std::optional<double> cutBetween(int s, int t, std::chrono::steady_clock::time_point deadline,
+                                   const std::atomic<bool>* interrupt) {
+    const auto key = std::minmax(s, t);
+    if (const auto found = cache_.find(key); found != cache_.end()) return found->second;
+    if (pastLimit(deadline, interrupt)) return std::nullopt;
+    MaxFlow flow = network_;
+    flow.addArc(0, 2 + s, scale_.big);
+    flow.addArc(2 + t, 1, scale_.big);
+    const double value = flow.augment(0, 1, scale_.epsilon);
+    cache_.emplace(key, value);
+    return value;
+  }
+
+  const Workload& w_;
+  const objective::ClassTotals& totals_;
+  const ClassGraph& cg_;
+  Scale scale_;
+  MaxFlow network_;
+  std::vector<int> byRatio_, heavy_;
+  std::map<std::pair<int, int>, double> cache_;
 };
 
 /// load[r][c − r]: the least accelerator load of a block that holds the
@@ -325,13 +477,7 @@ std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
 double workBound(const Workload& w, const objective::ClassTotals& totals) {
   const int classes = w.graph().numClasses;
   if (classes == 0 || w.machine.maxFpgas + w.machine.maxCpus == 0) return 0;
-  std::vector<int> byRatio(classes);
-  std::iota(byRatio.begin(), byRatio.end(), 0);
-  auto saved = [&](int c) {  // CPU time saved per accelerator time
-    const double a = totals.acceleratorLatency[c];
-    return a > 0 ? totals.cpuLatency[c] / a : kInf;
-  };
-  std::stable_sort(byRatio.begin(), byRatio.end(), [&](int a, int b) { return saved(a) > saved(b); });
+  const std::vector<int> byRatio = classesByRatio(totals, classes);
   double hi = 0;
   for (int c = 0; c < classes; ++c)
     hi += std::max(totals.fitsAccelerator(c, w.machine) ? totals.acceleratorLatency[c] : 0.0,
@@ -369,8 +515,18 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
   }
   double lo = result.work;
   if (!(hi > lo)) return result;
+  {
+    BoundaryBound boundary(w, totals, cg);
+    bool stopped = false;
+    const double proven = boundary.run(lo, hi, deadline, interrupt, &result.boundaryCut, &stopped);
+    if (proven > lo) result.boundary = lo = proven;
+    if (stopped) {
+      result.stopped = true;
+      return result;
+    }
+  }
   const CheapestBlocks cheapest = cheapestBlocks(cg, w.machine, hi, deadline, interrupt);
-  result.stopped = !cheapest.complete;  // fewer pairs ruled out: a weaker LP, still valid
+  result.stopped = result.stopped || !cheapest.complete;  // fewer pairs ruled out: a weaker LP
   bool stop = false;
   const double k = w.machine.maxFpgas;
   // Bisection: lo is proven (no placement has max-load below it), the
@@ -425,6 +581,9 @@ std::string ThroughputBound::describe() const {
   std::ostringstream out;
   out << "lower bounds: work " << formatShortest(work);
   if (skipped) out << " (too many classes for the representatives LP)";
+  if (boundary > 0)
+    out << ", work with boundaries " << formatShortest(boundary) << " (every accelerator pays at least "
+        << formatShortest(boundaryCut) << " of communication)";
   // A component whose probes ruled out no max-load above 0 proved nothing.
   auto proved = [](double value) { return value > 0 ? formatShortest(value) : "nothing"; };
   auto probesText = [](int count) {

@@ -9,6 +9,11 @@
 ///    the work, the cheapest way round (a fractional knapsack); and whole
 ///    classes pack: an accelerator holds at most j classes of latency above
 ///    T / (j + 1), counted over the classes no CPU core can take.
+/// 1b. Work with boundaries: when the accelerators must hold nearly all the
+///    work (more than k − 1 of them can take at T), every accelerator's block
+///    holds one of the heaviest classes and misses another, so it pays at
+///    least the least cut between two such classes (a minimum cut of the
+///    class hypergraph), and holds that much less work.
 /// 2. Representatives LP at a guessed max-load T: a placement with max-load
 ///    ≤ T is a partition of the classes into at most k accelerator blocks,
 ///    each named by its first class in a topological order of the classes
@@ -39,6 +44,8 @@ namespace dnnplace::bounds {
 
 struct ThroughputBound {
   double work = 0;             ///< bound 1
+  double boundary = 0;         ///< bound 1b (0 when it proves nothing above bound 1)
+  double boundaryCut = 0;      ///< bound 1b: what every accelerator pays at least
   double representatives = 0;  ///< bound 2 (0 when not computed)
   double milp = 0;             ///< bound 3: bound 2's covering as a MILP (0 when not proven)
   int probes = 0;              ///< values of T the LP was solved for
@@ -46,12 +53,15 @@ struct ThroughputBound {
   int pairsRuledOut = 0;       ///< (representative, class) pairs the minimum cuts excluded
   bool stopped = false;        ///< the deadline or the interrupt cut bound 2 short
   bool skipped = false;        ///< too many classes (or too little memory) for bounds 2 and 3
-  double value() const { return std::max({work, representatives, milp}); }
-  /// Which bound gave value(): "work", "representatives LP" or "covering MILP".
+  double value() const { return std::max({work, boundary, representatives, milp}); }
+  /// Which bound gave value(): "work", "work with boundaries", "representatives LP" or
+  /// "covering MILP".
   const char* winner() const {
-    return milp > std::max(work, representatives) ? "covering MILP"
-           : representatives > work               ? "representatives LP"
-                                                  : "work";
+    const double first = std::max(work, boundary);
+    return milp > std::max(first, representatives) ? "covering MILP"
+           : representatives > first               ? "representatives LP"
+           : boundary > work                       ? "work with boundaries"
+                                                   : "work";
   }
   /// One line for a solve's message: the bounds, the probes, what stopped them.
   std::string describe() const;

@@ -64,7 +64,8 @@ Proven throughputProven(const Workload& w, const objective::ClassTotals& totals,
   const bounds::ThroughputBound bound = bounds::throughputBound(w, totals, upper, deadline,
                                                                 options.interrupt, true,
                                                                 baseline::memoryLeft(w, options));
-  return {bound.value(), bound.stopped, bound.describe() + "; the bound is " + bound.winner() + "'s"};
+  return {bound.value(), bound.stopped,
+          bound.describe() + "; the bound is the " + bound.winner() + " bound"};
 }
 
 Proven latencyProven(const Workload& w, const objective::ClassTotals& totals,

@@ -97,7 +97,7 @@ lines = [f"Commit {commit}, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; {li
          "other work: the time-limited figures depend on it). `bench/run_bounds.sh`. *objective*: "
          "the method's plan; *bound*: its proven lowerBound; *best bound*: the larger of milp's and "
          "bound's, over milp's objective. *won*: the bound component the method names (work, "
-         "representatives LP, covering MILP, CBC's). Every bound is checked against the DP optimum "
+         "work with boundaries, representatives LP, covering MILP, CBC's). Every bound is checked against the DP optimum "
          "(a plan of the non-contiguous problem): *≤ DP*.",
          "",
          "| workload | milp objective | milp bound | ratio | won | bound (method) | won | best bound / objective | DP optimum | ≤ DP |",

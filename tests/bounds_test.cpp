@@ -182,22 +182,28 @@ TEST(ThroughputBound, NeverAboveTheBruteForceOptimum) {
               tight, aboveWork, boundaries);
 }
 
+/// Four nodes of the given latencies, ids 0–3.
+std::vector<Node> fourNodes(double fpgaLatency, double cpuLatency) {
+  std::vector<Node> nodes(4);
+  for (int i = 0; i < 4; ++i) {
+    nodes[i].id = i;
+    nodes[i].fpgaLatency = fpgaLatency;
+    nodes[i].cpuLatency = cpuLatency;
+  }
+  return nodes;
+}
+
 TEST(ThroughputBound, EveryAcceleratorOfAFullChainPaysItsBoundary) {
   // Four nodes of latency 10 in a chain whose sends cost 1, on two
   // accelerators: each holds work of at least 40 − T, so each holds one of
   // the heavy nodes and misses another, and pays at least one send. The
   // work bound says 20; the optimum is two nodes each, 20 + 1.
-  std::vector<Node> nodes(4);
-  for (int i = 0; i < 4; ++i) {
-    nodes[i].id = i;
-    nodes[i].fpgaLatency = 10;
-    nodes[i].cpuLatency = 100;
-  }
   Machine machine;
   machine.maxFpgas = 2;
   machine.maxSizePerFpga = 1e6;
   std::string error;
-  const auto w = buildWorkload("chain", machine, nodes, {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}}, &error);
+  const auto w =
+      buildWorkload("chain", machine, fourNodes(10, 100), {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}}, &error);
   ASSERT_TRUE(w) << error;
   const objective::ClassTotals totals(*w);
   EXPECT_DOUBLE_EQ(bounds::workBound(*w, totals), 20);
@@ -291,18 +297,12 @@ TEST(ThroughputBound, WorkBoundSplitsWorkBetweenAcceleratorsAndCores) {
   // Four independent nodes of accelerator latency 2 and CPU latency 4, one
   // accelerator and one core: T ≥ 2x on the accelerator and 4(4 − x) on the
   // core balance at x = 8/3, T = 16/3 (the old bound said 8 / 2 = 4).
-  std::vector<Node> nodes(4);
-  for (int i = 0; i < 4; ++i) {
-    nodes[i].id = i;
-    nodes[i].fpgaLatency = 2;
-    nodes[i].cpuLatency = 4;
-  }
   Machine machine;
   machine.maxFpgas = 1;
   machine.maxCpus = 1;
   machine.maxSizePerFpga = 1;
   std::string error;
-  const auto w = buildWorkload("independent", machine, nodes, {}, &error);
+  const auto w = buildWorkload("independent", machine, fourNodes(2, 4), {}, &error);
   ASSERT_TRUE(w) << error;
   const objective::ClassTotals totals(*w);
   EXPECT_NEAR(bounds::workBound(*w, totals), 16.0 / 3, 1e-9);

@@ -210,11 +210,12 @@ TEST(ThroughputBound, EveryAcceleratorOfAFullChainPaysItsBoundary) {
   const bounds::ThroughputBound bound = bounds::throughputBound(*w, totals, 40, kNoDeadline);
   EXPECT_NEAR(bound.boundary, 21, 21e-9) << bound.describe();
   EXPECT_DOUBLE_EQ(bound.boundaryCut, 1);
+  EXPECT_DOUBLE_EQ(bound.boundaryTotal, 2);
   EXPECT_NEAR(bound.value(), 21, 21e-4);
   const SolveOutcome outcome = solve(*w, "bound", SolveOptions{});
   EXPECT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
-  EXPECT_NE(outcome.message.find("(every accelerator pays at least 1 of communication); the bound is "
-                                 "the work with boundaries bound"),
+  EXPECT_NE(outcome.message.find("(every accelerator pays at least 1 of communication, all together "
+                                 "at least 2); the bound is the work with boundaries bound"),
             std::string::npos)
       << outcome.message;
 }

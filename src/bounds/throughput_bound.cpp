@@ -38,9 +38,10 @@ constexpr double kBytesPerPair = 96;
 /// with classes split fractionally, and the classes only accelerators can
 /// take fit them by count (bound 1's test).
 /// `tax`: what every accelerator's block pays besides its work (bound 1b:
-/// its least boundary), so that it holds at most T − tax of work.
+/// its least boundary), so that it holds at most T − tax of work;
+/// `totalTax`: what all of them pay together (at least k · tax).
 bool workFits(const Workload& w, const objective::ClassTotals& totals, const std::vector<int>& byRatio,
-              double T, double tax = 0) {
+              double T, double tax = 0, double totalTax = 0) {
   const Machine& m = w.machine;
   double accelerator = 0, cpu = 0;
   std::vector<int> flexible;
@@ -58,7 +59,7 @@ bool workFits(const Workload& w, const objective::ClassTotals& totals, const std
     } else
       cpu += totals.cpuLatency[c];
   }
-  double room = m.maxFpgas * room0 - accelerator;
+  double room = m.maxFpgas * T - std::max(totalTax, m.maxFpgas * tax) - accelerator;
   if (room < 0) return false;
   // Classes do not split: an accelerator holds at most j classes of latency
   // above T / (j + 1), so the i-th largest pinned class (0-based), of
@@ -198,10 +199,12 @@ struct Scale {
 /// Bound 1b (docs/bounds.md): at max-load T the accelerators must take at
 /// least R of work (what the cores cannot absorb), so when R > (k − 1) T
 /// every accelerator's block B holds work ≥ w = R − (k − 1) T. Then B holds
-/// one of the heaviest classes S (their work exceeds all but w) and misses
-/// one of the heaviest classes S' (their work exceeds T), so it pays at least
-/// μ = min λ(s, t) over s ∈ S, t ∈ S', s ≠ t, the least cut (a minimum s–t
-/// cut of the class hypergraph) between them, and holds at most T − μ of
+/// one of the heaviest classes S (their work exceeds all but w), s, and
+/// misses a class t of every set weighing more than T, so it pays at least
+/// λ(s, t), the least cut (a minimum s–t cut of the class hypergraph)
+/// between them: m(s) for the set of the largest λ(s, t). The k blocks
+/// hold different classes of S, so together they pay at least the k
+/// smallest m(s), each at least the smallest, and hold that much less
 /// work: the work bound with that room. A bisection on T.
 class BoundaryBound {
  public:
@@ -223,22 +226,24 @@ class BoundaryBound {
                      [&](int a, int b) { return cg.work[a] > cg.work[b]; });
   }
 
-  /// The largest T proven in (lo, hi) (lo itself when none); *cut: μ at
-  /// that T; *stopped when the deadline or the interrupt cut it short.
+  /// The largest T proven in (lo, hi) (lo itself when none); *cut and
+  /// *totalCut: what each accelerator and all k together pay at least there;
+  /// *stopped when the deadline or the interrupt cut it short.
   double run(double lo, double hi, std::chrono::steady_clock::time_point deadline,
-             const std::atomic<bool>* interrupt, double* cut, bool* stopped) {
-    *cut = 0;
+             const std::atomic<bool>* interrupt, double* cut, double* totalCut, bool* stopped) {
+    *cut = *totalCut = 0;
     for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; ++i) {
       const double mid = 0.5 * (lo + hi);
-      double mu = 0;
-      const std::optional<bool> out = ruledOut(mid, deadline, interrupt, &mu);
+      double each = 0, total = 0;
+      const std::optional<bool> out = ruledOut(mid, deadline, interrupt, &each, &total);
       if (!out) {
         *stopped = true;
         break;
       }
       if (*out) {
         lo = mid;
-        *cut = mu;
+        *cut = each;
+        *totalCut = total;
       } else {
         hi = mid;
       }
@@ -249,7 +254,7 @@ class BoundaryBound {
  private:
   /// Whether no placement reaches max-load T; nullopt when stopped.
   std::optional<bool> ruledOut(double T, std::chrono::steady_clock::time_point deadline,
-                               const std::atomic<bool>* interrupt, double* mu) {
+                               const std::atomic<bool>* interrupt, double* cut, double* totalCut) {
     if (!workFits(w_, totals_, byRatio_, T)) return true;
     const Machine& m = w_.machine;
     // The accelerators' share R: all the work that may use an accelerator
@@ -276,7 +281,7 @@ class BoundaryBound {
     if (!(least > 0)) return false;
     // S: heaviest classes an accelerator may hold until the rest weighs less
     // than `least`; S': heaviest until they weigh more than T.
-    std::vector<int> inside, outside;
+    std::vector<int> inside, candidates;
     double sum = 0;
     for (int p : heavy_) {
       if (!(cg_.onAccelerator[p] && cg_.work[p] <= T)) continue;
@@ -285,24 +290,46 @@ class BoundaryBound {
       sum += cg_.work[p];
     }
     if (capable - sum >= least) return false;
+    // The k blocks are disjoint and each holds a class of S.
+    if (static_cast<int>(inside.size()) < m.maxFpgas) return true;
+    // What a block holding s pays at least, m(s): it misses a class of every
+    // set that weighs more than T with s, so λ(s, t) for some t of the set
+    // of the largest λ(s, t) (among the heaviest classes) that does.
     sum = 0;
     for (int p : heavy_) {
-      if (sum > T) break;
-      outside.push_back(p);
+      if (sum > 2 * T) break;
+      candidates.push_back(p);
       sum += cg_.work[p];
     }
-    if (!(sum > T)) return false;
-    double least_cut = kInf;
-    for (int t : outside)
-      for (int s : inside) {
-        if (s == t) continue;
+    std::vector<double> pays;
+    std::vector<std::pair<double, double>> cuts;  // (λ(s, t), t's work)
+    for (int s : inside) {
+      cuts.clear();
+      for (int t : candidates) {
+        if (t == s) continue;
         const std::optional<double> lambda = cutBetween(s, t, deadline, interrupt);
         if (!lambda) return std::nullopt;
-        least_cut = std::min(least_cut, *lambda);
+        cuts.emplace_back(*lambda, cg_.work[t]);
       }
-    if (!std::isfinite(least_cut) || least_cut <= 0) return false;
-    *mu = least_cut;
-    return !workFits(w_, totals_, byRatio_, T, least_cut);
+      std::sort(cuts.begin(), cuts.end(), std::greater<>());
+      double weight = cg_.work[s], pay = 0;  // the block holds s too
+      for (const auto& [lambda, work] : cuts)
+        if ((weight += work) > T) {
+          pay = lambda;
+          break;
+        }
+      pays.push_back(pay);
+    }
+    // Each block pays m(s) for a class s of S it holds, a different one per
+    // block: every block at least the smallest m, all k at least the k
+    // smallest together.
+    std::sort(pays.begin(), pays.end());
+    const double each = pays[0];
+    const double total = std::accumulate(pays.begin(), pays.begin() + m.maxFpgas, 0.0);
+    if (!(total > 0)) return false;
+    *cut = each;
+    *totalCut = total;
+    return !workFits(w_, totals_, byRatio_, T, each, total);
   }
 
   /// λ(s, t): the least cut of a class set holding s and not t (cached;
@@ -518,7 +545,8 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
   {
     BoundaryBound boundary(w, totals, cg);
     bool stopped = false;
-    const double proven = boundary.run(lo, hi, deadline, interrupt, &result.boundaryCut, &stopped);
+    const double proven =
+        boundary.run(lo, hi, deadline, interrupt, &result.boundaryCut, &result.boundaryTotal, &stopped);
     if (proven > lo) result.boundary = lo = proven;
     if (stopped) {
       result.stopped = true;
@@ -583,7 +611,8 @@ std::string ThroughputBound::describe() const {
   if (skipped) out << " (too many classes for the representatives LP)";
   if (boundary > 0)
     out << ", work with boundaries " << formatShortest(boundary) << " (every accelerator pays at least "
-        << formatShortest(boundaryCut) << " of communication)";
+        << formatShortest(boundaryCut) << " of communication, all together at least "
+        << formatShortest(boundaryTotal) << ")";
   // A component whose probes ruled out no max-load above 0 proved nothing.
   auto proved = [](double value) { return value > 0 ? formatShortest(value) : "nothing"; };
   auto probesText = [](int count) {

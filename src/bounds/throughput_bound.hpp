@@ -11,9 +11,9 @@
 ///    T / (j + 1), counted over the classes no CPU core can take.
 /// 1b. Work with boundaries: when the accelerators must hold nearly all the
 ///    work (more than k − 1 of them can take at T), every accelerator's block
-///    holds one of the heaviest classes and misses another, so it pays at
-///    least the least cut between two such classes (a minimum cut of the
-///    class hypergraph), and holds that much less work.
+///    holds one of the heaviest classes and misses others, so it pays at
+///    least a minimum cut of the class hypergraph between them, and holds
+///    that much less work.
 /// 2. Representatives LP at a guessed max-load T: a placement with max-load
 ///    ≤ T is a partition of the classes into at most k accelerator blocks,
 ///    each named by its first class in a topological order of the classes
@@ -46,6 +46,7 @@ struct ThroughputBound {
   double work = 0;             ///< bound 1
   double boundary = 0;         ///< bound 1b (0 when it proves nothing above bound 1)
   double boundaryCut = 0;      ///< bound 1b: what every accelerator pays at least
+  double boundaryTotal = 0;    ///< bound 1b: what all k accelerators pay together at least
   double representatives = 0;  ///< bound 2 (0 when not computed)
   double milp = 0;             ///< bound 3: bound 2's covering as a MILP (0 when not proven)
   int probes = 0;              ///< values of T the LP was solved for

@@ -39,7 +39,7 @@ constexpr double kBytesPerPair = 96;
 /// take fit them by count (bound 1's test).
 /// `tax`: what every accelerator's block pays besides its work (bound 1b:
 /// its least boundary), so that it holds at most T − tax of work;
-/// `totalTax`: what all of them pay together (at least k · tax).
+/// `totalTax`: what all of them pay together (bound 1b passes at least k · tax).
 bool workFits(const Workload& w, const objective::ClassTotals& totals, const std::vector<int>& byRatio,
               double T, double tax = 0, double totalTax = 0) {
   const Machine& m = w.machine;
@@ -59,7 +59,7 @@ bool workFits(const Workload& w, const objective::ClassTotals& totals, const std
     } else
       cpu += totals.cpuLatency[c];
   }
-  double room = m.maxFpgas * T - std::max(totalTax, m.maxFpgas * tax) - accelerator;
+  double room = m.maxFpgas * T - totalTax - accelerator;
   if (room < 0) return false;
   // Classes do not split: an accelerator holds at most j classes of latency
   // above T / (j + 1), so the i-th largest pinned class (0-based), of
@@ -252,10 +252,10 @@ class BoundaryBound {
   }
 
  private:
-  /// Whether no placement reaches max-load T; nullopt when stopped.
+  /// Whether no placement reaches max-load T, for T above the work bound
+  /// (run's range); nullopt when stopped.
   std::optional<bool> ruledOut(double T, std::chrono::steady_clock::time_point deadline,
                                const std::atomic<bool>* interrupt, double* cut, double* totalCut) {
-    if (!workFits(w_, totals_, byRatio_, T)) return true;
     const Machine& m = w_.machine;
     // The accelerators' share R: all the work that may use an accelerator
     // less the most the cores can take at T (a fractional knapsack, most
@@ -280,7 +280,7 @@ class BoundaryBound {
     const double least = capable - absorbed - (m.maxFpgas - 1) * T;  // w above
     if (!(least > 0)) return false;
     // S: heaviest classes an accelerator may hold until the rest weighs less
-    // than `least`; S': heaviest until they weigh more than T.
+    // than `least`.
     std::vector<int> inside, candidates;
     double sum = 0;
     for (int p : heavy_) {

@@ -540,6 +540,13 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
   states.accelerators = workload.machine.maxFpgas;  // replicas: more than super-nodes may help
   states.cpus = std::min(workload.machine.maxCpus, graph.numSuperNodes);
 
+  // The outcome returned: the pure pipeline's phases, then this DP's.
+  auto finish = [&](SolveOutcome& result) {
+    result.phases = pipeline.phases;
+    for (const PhaseTime& phase : phases.take())
+      result.phases.push_back({"replicate " + phase.name, phase.seconds});
+    return result;
+  };
   // What stops the search keeps the best plan so far.
   auto keepIncumbent = [&](StopReason stop, std::string why) {
     incumbent.stop = stop;
@@ -550,10 +557,7 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
                                                                    : SolveStatus::Feasible;
     incumbent.message = why + "; returning " + incumbentName +
                         " (lower bound: the work bound with replication)";
-    incumbent.phases = pipeline.phases;
-    for (const PhaseTime& phase : phases.take())
-      incumbent.phases.push_back({"replicate " + phase.name, phase.seconds});
-    return incumbent;
+    return finish(incumbent);
   };
   if (states.count() > DeviceStates::kMaxCount)
     return keepIncumbent(StopReason::MemoryLimit, name + " --replicate: too many device states");
@@ -637,10 +641,7 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
       incumbent.status = exact ? SolveStatus::Optimal : SolveStatus::Feasible;
       incumbent.lowerBound = exact ? std::min(cut, incumbent.objective) : 0;
       incumbent.message = kind + ": " + incumbentName + ", as no chain is below it (" + counts + ")";
-      incumbent.phases = pipeline.phases;
-      for (const PhaseTime& phase : phases.take())
-        incumbent.phases.push_back({"replicate " + phase.name, phase.seconds});
-      return incumbent;
+      return finish(incumbent);
     }
     std::vector<Block> chain;
     if (!phases.time("backtrack", [&] { return dp.backtrack(&chain); })) {
@@ -668,10 +669,7 @@ SolveOutcome replicatedParts(const Workload& workload, const SolveOptions& optio
       outcome.status = optimal ? SolveStatus::Optimal : SolveStatus::Feasible;
       outcome.lowerBound = exact ? std::min(dp.optimum(), outcome.objective) : 0;
       outcome.message = kind + " (" + shape + "; " + counts + ")";
-      outcome.phases = pipeline.phases;
-      for (const PhaseTime& phase : phases.take())
-        outcome.phases.push_back({"replicate " + phase.name, phase.seconds});
-      return outcome;
+      return finish(outcome);
     }
     // A better plan, not shown optimal: the incumbent, and the next round
     // looks below it.

@@ -149,7 +149,7 @@ constexpr auto kNoDeadline = std::chrono::steady_clock::time_point::max();
 
 TEST(ThroughputBound, NeverAboveTheBruteForceOptimum) {
   std::mt19937_64 rng(26);
-  int cases = 0, tight = 0, aboveWork = 0, boundaries = 0;
+  int cases = 0, tight = 0, aboveWork = 0, boundaries = 0, counted = 0;
   for (int i = 0; i < 2000; ++i) {
     const Workload w = communicationBound(rng);
     const Optimum optimum = bruteForce(w);
@@ -166,20 +166,26 @@ TEST(ThroughputBound, NeverAboveTheBruteForceOptimum) {
       ASSERT_GE(bound.value(), objective::throughputLowerBound(w, totals) * (1 - 1e-12));
       if (upper == optimum.maxLoad) {
         tight += bound.value() >= optimum.maxLoad * (1 - 1e-4);
-        aboveWork += bound.representatives > bound.work * (1 + 1e-6);
+        aboveWork += bound.representatives > 0;  // it proves only above bounds 1, 1b and 1c
         boundaries += bound.boundary > bound.work * (1 + 1e-6);
+        counted += bound.counting > std::max(bound.work, bound.boundary) * (1 + 1e-6);
       }
     }
   }
   EXPECT_GT(cases, 1500);
   // Not a proof, a measure of strength on this family: most optima are
-  // proven (to the bisection's width), and the LP beats the work bound often.
+  // proven (to the bisection's width), and the LP beats bounds 1, 1b and 1c
+  // often.
   EXPECT_GT(tight, cases * 6 / 10) << tight << " of " << cases;
-  EXPECT_GT(aboveWork, cases / 4) << aboveWork << " of " << cases;
+  EXPECT_GT(aboveWork, cases / 8) << aboveWork << " of " << cases;
   // Bound 1b (every accelerator pays a boundary) beats the work bound too.
   EXPECT_GT(boundaries, cases / 5) << boundaries << " of " << cases;
-  std::printf("%d cases: %d proven optimal, the LP above the work bound on %d, bound 1b on %d\n", cases,
-              tight, aboveWork, boundaries);
+  // Bound 1c (counting heavy classes) beats both.
+  EXPECT_GT(counted, cases / 10) << counted << " of " << cases;
+  std::printf(
+      "%d cases: %d proven optimal, the LP above bounds 1, 1b and 1c on %d, bound 1b above "
+      "bound 1 on %d, bound 1c above both on %d\n",
+      cases, tight, aboveWork, boundaries, counted);
 }
 
 /// Four nodes of the given latencies, ids 0–3.
@@ -217,6 +223,38 @@ TEST(ThroughputBound, EveryAcceleratorOfAFullChainPaysItsBoundary) {
   EXPECT_NE(outcome.message.find("(every accelerator pays at least 1 of communication, all together "
                                  "at least 2); the bound is the work with boundaries bound"),
             std::string::npos)
+      << outcome.message;
+}
+
+TEST(ThroughputBound, HeavyClassesDoNotPackThreeToTwoAccelerators) {
+  // H L H L H: three nodes of latency 10 between two of latency 1, every
+  // send costing 1, on two accelerators. One of them holds two of the
+  // heavy nodes, and the cheapest set that does is H L H with one send out
+  // (or in): 22, the optimum. Work says 20 (two heavy nodes on one
+  // accelerator, nothing else), a boundary per accelerator 21.
+  Machine machine;
+  machine.maxFpgas = 2;
+  machine.maxSizePerFpga = 1e6;
+  std::vector<Node> nodes = fourNodes(10, 100);
+  nodes.push_back(nodes[0]);
+  nodes[4].id = 4;
+  nodes[1].fpgaLatency = nodes[3].fpgaLatency = 1;
+  std::string error;
+  const auto w =
+      buildWorkload("lumps", machine, nodes, {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {3, 4, 1}}, &error);
+  ASSERT_TRUE(w) << error;
+  const objective::ClassTotals totals(*w);
+  EXPECT_NEAR(bounds::workBound(*w, totals), 20, 20e-9);
+  const bounds::ThroughputBound bound = bounds::throughputBound(*w, totals, 30, kNoDeadline);
+  EXPECT_NEAR(bound.boundary, 21, 21e-9) << bound.describe();
+  EXPECT_NEAR(bound.counting, 22, 22e-9) << bound.describe();
+  EXPECT_STREQ(bound.winner(), "counting");
+  EXPECT_EQ(bound.countingClasses,
+            "the 3 classes of latency ≥ 10 go at most 1 to an accelerator below it");
+  const SolveOutcome outcome = solve(*w, "bound", SolveOptions{});
+  EXPECT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;
+  EXPECT_NEAR(outcome.objective, 22, 1e-9);
+  EXPECT_NE(outcome.message.find("the bound is the counting bound"), std::string::npos)
       << outcome.message;
 }
 
@@ -284,10 +322,11 @@ TEST(ThroughputBound, ProvesThatSplittingAnExpensiveChainDoesNotPay) {
   const objective::ClassTotals totals(w);
   EXPECT_DOUBLE_EQ(bounds::workBound(w, totals), 1);  // the largest node
   const bounds::ThroughputBound bound = bounds::throughputBound(w, totals, 3, kNoDeadline);
-  // Any split pays a send of 10: only the whole chain, 3, stays below 11.
+  // Any split pays a send of 10: only the whole chain, 3, stays below 11
+  // (bound 1c counting one node: the least load of a block holding one).
   EXPECT_GE(bound.value(), 3 * (1 - 1e-4));
   EXPECT_LE(bound.value(), 3);
-  EXPECT_STREQ(bound.winner(), "representatives LP");
+  EXPECT_STREQ(bound.winner(), "counting");
   const SolveOutcome outcome = solve(w, "bound", SolveOptions{});
   ASSERT_TRUE(outcome.found()) << outcome.message;
   EXPECT_EQ(outcome.status, SolveStatus::Optimal) << outcome.message;

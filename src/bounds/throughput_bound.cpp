@@ -196,6 +196,22 @@ struct Scale {
   }
 };
 
+/// Every hyperedge of the class graph on a network whose node 2 + p is the
+/// class at position p, as Lawler's gadget: a member on the source side
+/// pulls `in` there, a member on the sink side pulls `out` there, and
+/// in → out costs the hyperedge's cost, so a cut pays it exactly when the
+/// hyperedge is split.
+void addHyperedges(const ClassGraph& cg, double big, MaxFlow* flow) {
+  for (const auto& e : cg.edges) {
+    const int in = flow->addNode(), out = flow->addNode();
+    flow->addArc(in, out, e.cost);
+    for (int m : e.members) {
+      flow->addArc(2 + m, in, big);
+      flow->addArc(out, 2 + m, big);
+    }
+  }
+}
+
 /// Bound 1b (docs/bounds.md): at max-load T the accelerators must take at
 /// least R of work (what the cores cannot absorb), so when R > (k − 1) T
 /// every accelerator's block B holds work ≥ w = R − (k − 1) T. Then B holds
@@ -211,15 +227,7 @@ class BoundaryBound {
   BoundaryBound(const Workload& w, const objective::ClassTotals& totals, const ClassGraph& cg)
       : w_(w), totals_(totals), cg_(cg), scale_(cg), network_(2 + cg.size) {
     byRatio_ = classesByRatio(totals, w.graph().numClasses);
-    // Lawler's gadget per hyperedge: a member on each side cuts in → out.
-    for (const auto& e : cg.edges) {
-      const int in = network_.addNode(), out = network_.addNode();
-      network_.addArc(in, out, e.cost);
-      for (int m : e.members) {
-        network_.addArc(2 + m, in, scale_.big);
-        network_.addArc(out, 2 + m, scale_.big);
-      }
-    }
+    addHyperedges(cg, scale_.big, &network_);
     heavy_.resize(cg.size);
     std::iota(heavy_.begin(), heavy_.end(), 0);
     std::stable_sort(heavy_.begin(), heavy_.end(),
@@ -354,6 +362,194 @@ class BoundaryBound {
   MaxFlow network_;
   std::vector<int> byRatio_, heavy_;
   std::map<std::pair<int, int>, double> cache_;
+};
+
+/// Bound 1c (docs/bounds.md): counting the heavy classes. Call the classes
+/// of accelerator latency ≥ θ heavy, n of them. An accelerator block of load
+/// ≤ T holds at most U of them, U + 1 the least j with L_j > T, where L_j is
+/// the least load of a class set holding j heavy classes (an exact minimum
+/// over j-sets: a branch and bound whose nodes are minimum cuts with the
+/// chosen classes forced inside, each a lower bound for every extension); a
+/// core holds at most the floor of a fractional knapsack of them. When
+/// n > k·U + ℓ·U_core no placement reaches T. It is what sees that whole
+/// classes and the communication around them do not pack: BERT-12's twelve
+/// attention products, each needing its inputs and outputs, cannot go three
+/// to a device below the load of the cheapest three. θ runs over the
+/// largest class latencies.
+class CountingBound {
+ public:
+  CountingBound(const Workload& w, const ClassGraph& cg)
+      : machine_(w.machine), cg_(cg), scale_(cg), base_(2 + cg.size) {
+    sourceArc_.assign(cg.size, -1);
+    for (int p = 0; p < cg.size; ++p) {
+      if (!cg.onAccelerator[p]) {
+        base_.addArc(2 + p, 1, scale_.big);
+        continue;
+      }
+      if (cg.work[p] > 0) base_.addArc(2 + p, 1, cg.work[p]);
+      sourceArc_[p] = base_.addArc(0, 2 + p, 0);
+    }
+    addHyperedges(cg, scale_.big, &base_);
+    std::vector<double> works;
+    for (int p = 0; p < cg.size; ++p)
+      if (cg.onAccelerator[p] && cg.work[p] > 0) works.push_back(cg.work[p]);
+    std::sort(works.begin(), works.end(), std::greater<>());
+    works.erase(std::unique(works.begin(), works.end()), works.end());
+    if (works.size() > kThresholds) works.resize(kThresholds);
+    thresholds_ = std::move(works);
+  }
+
+  /// The largest T proven in (lo, hi] (lo itself when none); *how names the
+  /// classes counted; *stopped when the deadline or the interrupt
+  /// cut it short.
+  double run(double lo, double hi, std::chrono::steady_clock::time_point deadline,
+             const std::atomic<bool>* interrupt, std::string* how, bool* stopped) {
+    for (double theta : thresholds_) {
+      std::vector<int> heavy;  // positions, ascending
+      for (int p = 0; p < cg_.size; ++p)
+        if (cg_.onAccelerator[p] && cg_.work[p] >= theta) heavy.push_back(p);
+      bool unknown = false;
+      long long most = 0;
+      const std::optional<double> proven = bestFor(heavy, lo, hi, deadline, interrupt, &unknown, &most);
+      if (!proven) {
+        *stopped = true;
+        return lo;
+      }
+      if (*proven > lo) {
+        lo = *proven;
+        *how = "the " + std::to_string(heavy.size()) + " classes of latency ≥ " +
+               formatShortest(theta) + " go at most " + std::to_string(most) +
+               " to an accelerator below it";
+      }
+      // Lighter thresholds count more classes and their branch and bound
+      // only grows: the first that runs out of nodes ends the search.
+      // (Counting the heaviest classes twice and the next ones once proved
+      // nothing more on the shipped workloads.)
+      if (unknown) break;
+    }
+    return lo;
+  }
+
+ private:
+  static constexpr std::size_t kThresholds = 48;
+  /// Minimum cuts one threshold's branch and bound may take.
+  static constexpr long long kNodes = 10000;
+
+  /// The largest T in (lo, hi] that counting `heavy` proves (lo when none;
+  /// nullopt when stopped): n > k·U + ℓ·U_core, U + 1 = the least j with
+  /// L_j > T (*most: U there).
+  std::optional<double> bestFor(const std::vector<int>& heavy, double lo, double hi,
+                                std::chrono::steady_clock::time_point deadline,
+                                const std::atomic<bool>* interrupt, bool* unknown, long long* most) {
+    const long long k = machine_.maxFpgas, cores = machine_.maxCpus;
+    const long long total = static_cast<long long>(heavy.size());
+    std::map<long long, double> least;  // j → L_j (capped at hi; −1: not found in the node budget)
+    // Whether no placement reaches max-load T.
+    auto proves = [&](double T) -> std::optional<bool> {
+      const long long spare = total - 1 - cores * coreCapacity(T, heavy);
+      if (spare < 0) return false;
+      if (k == 0) return true;  // the cores alone cannot hold them
+      const long long j = spare / k + 1;
+      auto found = least.find(j);
+      if (found == least.end()) {
+        const std::optional<double> value = leastLoad(heavy, j, hi, deadline, interrupt);
+        if (!value) return std::nullopt;
+        found = least.emplace(j, *value).first;
+      }
+      if (found->second < 0) {
+        *unknown = true;
+        return false;
+      }
+      return T < found->second;
+    };
+    // Bisection (the proof is monotone: the cores hold less and j grows as
+    // T falls); the first probe is the plan itself (only rounding rules it out).
+    double top = hi, bottom = lo;
+    for (int i = 0; i < 60 && top - bottom > 1e-9 * top; ++i) {
+      const double T = i == 0 ? top : 0.5 * (bottom + top);
+      const std::optional<bool> out = proves(T);
+      if (!out) return std::nullopt;
+      if (*unknown) break;
+      if (*out) {
+        bottom = T;
+        *most = k > 0 ? (total - 1 - cores * coreCapacity(T, heavy)) / k : 0;
+        if (i == 0) break;
+      } else {
+        top = T;
+      }
+    }
+    return bottom;
+  }
+
+  /// L_j: the least load of a class set holding j or more of `heavy`
+  /// (memory aside), capped at `cap`; −1 when the branch and bound passed its
+  /// node budget, nullopt when stopped. Each node forces its chosen classes
+  /// inside one more minimum cut (the flow found is at most the least cut:
+  /// a lower bound), and every extension of a node costs at least as much.
+  std::optional<double> leastLoad(const std::vector<int>& heavy, long long j, double cap,
+                                  std::chrono::steady_clock::time_point deadline,
+                                  const std::atomic<bool>* interrupt) {
+    double best = cap;
+    long long nodes = 0;
+    bool stopped = false, exhausted = false;
+    const int n = static_cast<int>(heavy.size());
+    std::function<void(const MaxFlow&, double, int, long long)> extend =
+        [&](const MaxFlow& flow, double value, int next, long long chosen) {
+          for (int i = next; chosen + (n - i) >= j && !stopped && !exhausted; ++i) {
+            if (++nodes > kNodes) {
+              exhausted = true;
+              return;
+            }
+            if ((nodes & 15) == 0 && pastLimit(deadline, interrupt)) {
+              stopped = true;
+              return;
+            }
+            MaxFlow forced = flow;
+            forced.addCapacity(sourceArc_[heavy[i]], scale_.big);
+            const double load = value + forced.augment(0, 1, scale_.epsilon);
+            if (!(load < best)) continue;  // every extension costs at least as much
+            // The cheapest set may already hold enough of them: no deeper node beats it.
+            long long held = 0;
+            for (int p : heavy) held += forced.sourceSide(2 + p) ? 1 : 0;
+            if (held >= j) {
+              best = load;
+              continue;
+            }
+            extend(forced, load, i + 1, chosen + 1);
+          }
+        };
+    MaxFlow start = base_;
+    const double value = start.augment(0, 1, scale_.epsilon);
+    extend(start, value, 0, 0);
+    if (stopped) return std::nullopt;
+    if (exhausted) return -1.0;
+    return best;
+  }
+
+  /// The most of `heavy` one core can hold at T: a fractional knapsack over
+  /// CPU time, the shortest first (its floor).
+  long long coreCapacity(double T, const std::vector<int>& heavy) const {
+    if (machine_.maxCpus == 0) return 0;
+    std::vector<double> times;
+    for (int p : heavy)
+      if (cg_.cpuWork[p] <= T) times.push_back(cg_.cpuWork[p]);
+    std::sort(times.begin(), times.end());
+    double room = T, held = 0;
+    for (double t : times) {
+      const double take = t <= room ? 1.0 : room / t;
+      held += take;
+      room -= take * t;
+      if (take < 1) break;
+    }
+    return static_cast<long long>(std::floor(held * (1 + 1e-9) + 1e-9));
+  }
+
+  const Machine& machine_;
+  const ClassGraph& cg_;
+  Scale scale_;
+  MaxFlow base_;
+  std::vector<int> sourceArc_;
+  std::vector<double> thresholds_;
 };
 
 /// load[r][c − r]: the least accelerator load of a block that holds the
@@ -553,6 +749,20 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
       return result;
     }
   }
+  {
+    // Bound 1c gets at most half of the time left: the LP needs the rest.
+    auto until = deadline;
+    if (deadline != std::chrono::steady_clock::time_point::max())
+      until = std::chrono::steady_clock::now() + (deadline - std::chrono::steady_clock::now()) / 2;
+    CountingBound counting(w, cg);
+    bool stopped = false;
+    const double proven = counting.run(lo, hi, until, interrupt, &result.countingClasses, &stopped);
+    if (proven > lo) result.counting = lo = proven;
+    if (pastLimit(deadline, interrupt)) {
+      result.stopped = true;
+      return result;
+    }
+  }
   const CheapestBlocks cheapest = cheapestBlocks(cg, w.machine, hi, deadline, interrupt);
   result.stopped = result.stopped || !cheapest.complete;  // fewer pairs ruled out: a weaker LP
   bool stop = false;
@@ -613,6 +823,7 @@ std::string ThroughputBound::describe() const {
     out << ", work with boundaries " << formatShortest(boundary) << " (every accelerator pays at least "
         << formatShortest(boundaryCut) << " of communication, all together at least "
         << formatShortest(boundaryTotal) << ")";
+  if (counting > 0) out << ", counting " << formatShortest(counting) << " (" << countingClasses << ")";
   // A component whose probes ruled out no max-load above 0 proved nothing.
   auto proved = [](double value) { return value > 0 ? formatShortest(value) : "nothing"; };
   auto probesText = [](int count) {

@@ -14,6 +14,12 @@
 ///    holds one of the heaviest classes and misses others, so it pays at
 ///    least a minimum cut of the class hypergraph between them, and holds
 ///    that much less work.
+/// 1c. Counting: n classes of latency ≥ θ, and L_j the least load of a
+///    class set holding j of them (a branch and bound over minimum cuts).
+///    Below L_j an accelerator holds at most j − 1 of them (a core: a
+///    fractional knapsack's floor), so when k(j − 1) + ℓ·U_core < n no
+///    placement reaches T < L_j: whole classes and the communication around
+///    them do not pack.
 /// 2. Representatives LP at a guessed max-load T: a placement with max-load
 ///    ≤ T is a partition of the classes into at most k accelerator blocks,
 ///    each named by its first class in a topological order of the classes
@@ -43,24 +49,27 @@
 namespace dnnplace::bounds {
 
 struct ThroughputBound {
-  double work = 0;             ///< bound 1
-  double boundary = 0;         ///< bound 1b (0 when it proves nothing above bound 1)
-  double boundaryCut = 0;      ///< bound 1b: what every accelerator pays at least
-  double boundaryTotal = 0;    ///< bound 1b: what all k accelerators pay together at least
-  double representatives = 0;  ///< bound 2 (0 when not computed)
-  double milp = 0;             ///< bound 3: bound 2's covering as a MILP (0 when not proven)
-  int probes = 0;              ///< values of T the LP was solved for
-  int milpProbes = 0;          ///< values of T the MILP was run for
-  int pairsRuledOut = 0;       ///< (representative, class) pairs the minimum cuts excluded
-  bool stopped = false;        ///< the deadline or the interrupt cut bound 2 short
-  bool skipped = false;        ///< too many classes (or too little memory) for bounds 2 and 3
-  double value() const { return std::max({work, boundary, representatives, milp}); }
+  double work = 0;              ///< bound 1
+  double boundary = 0;          ///< bound 1b (0 when it proves nothing above bound 1)
+  double boundaryCut = 0;       ///< bound 1b: what every accelerator pays at least
+  double boundaryTotal = 0;     ///< bound 1b: what all k accelerators pay together at least
+  double counting = 0;          ///< bound 1c (0 when it proves nothing above bounds 1 and 1b)
+  std::string countingClasses;  ///< bound 1c: the classes counted, and how many fit an accelerator
+  double representatives = 0;   ///< bound 2 (0 when not computed)
+  double milp = 0;              ///< bound 3: bound 2's covering as a MILP (0 when not proven)
+  int probes = 0;               ///< values of T the LP was solved for
+  int milpProbes = 0;           ///< values of T the MILP was run for
+  int pairsRuledOut = 0;        ///< (representative, class) pairs the minimum cuts excluded
+  bool stopped = false;         ///< the deadline or the interrupt cut bound 2 short
+  bool skipped = false;         ///< too many classes (or too little memory) for bounds 2 and 3
+  double value() const { return std::max({work, boundary, counting, representatives, milp}); }
   /// Which bound gave value(): "work", "work with boundaries", "representatives LP" or
   /// "covering MILP".
   const char* winner() const {
-    const double first = std::max(work, boundary);
+    const double first = std::max({work, boundary, counting});
     return milp > std::max(first, representatives) ? "covering MILP"
            : representatives > first               ? "representatives LP"
+           : counting > std::max(work, boundary)   ? "counting"
            : boundary > work                       ? "work with boundaries"
                                                    : "work";
   }

@@ -434,6 +434,9 @@ class CountingBound {
   static constexpr std::size_t kThresholds = 48;
   /// Minimum cuts one threshold's branch and bound may take.
   static constexpr long long kNodes = 10000;
+  /// The most heavy classes a set is asked to hold (the search's depth, each
+  /// level a copy of the network: memory bounded by this many copies).
+  static constexpr long long kMaxDepth = 32;
 
   /// The largest T in (lo, hi] that counting `heavy` proves (lo when none;
   /// nullopt when stopped): n > k·U + ℓ·U_core, U + 1 = the least j with
@@ -450,6 +453,11 @@ class CountingBound {
       if (spare < 0) return false;
       if (k == 0) return true;  // the cores alone cannot hold them
       const long long j = spare / k + 1;
+      // Each level of the branch and bound keeps a copy of the network.
+      if (j > kMaxDepth) {
+        *unknown = true;
+        return false;
+      }
       auto found = least.find(j);
       if (found == least.end()) {
         const std::optional<double> value = leastLoad(heavy, j, hi, deadline, interrupt);
@@ -762,6 +770,7 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
       result.stopped = true;
       return result;
     }
+    if (!(hi - lo > 1e-4 * hi)) return result;  // the plan is proven optimal (the LP's width)
   }
   const CheapestBlocks cheapest = cheapestBlocks(cg, w.machine, hi, deadline, interrupt);
   result.stopped = result.stopped || !cheapest.complete;  // fewer pairs ruled out: a weaker LP

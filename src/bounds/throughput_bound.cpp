@@ -447,12 +447,13 @@ class CountingBound {
     const long long k = machine_.maxFpgas, cores = machine_.maxCpus;
     const long long total = static_cast<long long>(heavy.size());
     std::map<long long, double> least;  // j → L_j (capped at hi; −1: not found in the node budget)
+    long long j = 1;                    // the count the last probe asked an accelerator for
     // Whether no placement reaches max-load T.
     auto proves = [&](double T) -> std::optional<bool> {
       const long long spare = total - 1 - cores * coreCapacity(T, heavy);
       if (spare < 0) return false;
       if (k == 0) return true;  // the cores alone cannot hold them
-      const long long j = spare / k + 1;
+      j = spare / k + 1;
       // Each level of the branch and bound keeps a copy of the network.
       if (j > kMaxDepth) {
         *unknown = true;
@@ -480,7 +481,7 @@ class CountingBound {
       if (*unknown) break;
       if (*out) {
         bottom = T;
-        *most = k > 0 ? (total - 1 - cores * coreCapacity(T, heavy)) / k : 0;
+        *most = k > 0 ? j - 1 : 0;
         if (i == 0) break;
       } else {
         top = T;

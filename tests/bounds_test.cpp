@@ -258,6 +258,61 @@ TEST(ThroughputBound, HeavyClassesDoNotPackThreeToTwoAccelerators) {
       << outcome.message;
 }
 
+TEST(ThroughputBound, CountingStaysBelowTheOptimumWhenItsSearchIsCutShort) {
+  // Bound 1c's branch and bound has a node budget per threshold and a
+  // deadline; neither is reached on these small graphs with the shipped
+  // limits, so they are forced here. A search cut short must prove nothing
+  // from the sets it did not see (the least load found so far may be above
+  // L_j), and a deadline that cuts it must say so. (Without the covering
+  // MILP: CBC's probes would take most of the time and test nothing here.)
+  std::mt19937_64 rng(2611);
+  int cases = 0, overBudget = 0, cutShort = 0;
+  for (int i = 0; i < 700; ++i) {
+    const Workload w = communicationBound(rng);
+    const Optimum optimum = bruteForce(w);
+    if (optimum.maxLoad == kInf) continue;
+    ++cases;
+    const objective::ClassTotals totals(w);
+    // Above the optimum: a least load the search overstates is capped at
+    // this, and so could show.
+    const double upper = 2 * optimum.maxLoad + 1;
+    const bounds::ThroughputBound full = bounds::throughputBound(w, totals, upper, kNoDeadline, nullptr, false);
+    ASSERT_FALSE(full.stopped) << "case " << i;
+    for (const long long nodes : {1LL, 3LL}) {
+      bounds::CountingLimits limits;
+      limits.nodes = nodes;
+      const bounds::ThroughputBound small =
+          bounds::throughputBound(w, totals, upper, kNoDeadline, nullptr, false, 0, limits);
+      ASSERT_LE(small.counting, optimum.maxLoad * (1 + 1e-9) + 1e-9)
+          << "case " << i << ", " << nodes << " nodes: " << small.describe();
+      ASSERT_LE(small.value(), optimum.maxLoad * (1 + 1e-9) + 1e-9) << "case " << i;
+      ASSERT_FALSE(small.stopped) << "case " << i << ": a node budget is not a time limit";
+      overBudget += full.countingCuts > nodes;
+    }
+    if (full.countingCuts == 0) continue;
+    for (const long long after : {0LL, full.countingCuts / 2, full.countingCuts - 1}) {
+      bounds::CountingLimits limits;
+      limits.stopAfter = after;
+      const bounds::ThroughputBound cut =
+          bounds::throughputBound(w, totals, upper, kNoDeadline, nullptr, false, 0, limits);
+      ASSERT_TRUE(cut.countingStopped) << "case " << i << ", stopped after " << after;
+      ASSERT_TRUE(cut.stopped) << "case " << i;
+      ASSERT_FALSE(cut.lpStopped) << "case " << i << ": the LP has the rest of the time";
+      ASSERT_LE(cut.counting, full.counting * (1 + 1e-12)) << "case " << i;
+      ASSERT_LE(cut.value(), optimum.maxLoad * (1 + 1e-9) + 1e-9) << "case " << i;
+      EXPECT_NE(cut.describe().find("(stopped by the time limit)"), std::string::npos)
+          << cut.describe();
+      ++cutShort;
+    }
+  }
+  EXPECT_GT(cases, 500);
+  // The forced exits are reached, often.
+  EXPECT_GT(overBudget, cases / 2) << overBudget << " budgets passed over " << cases << " cases";
+  EXPECT_GT(cutShort, cases / 2) << cutShort;
+  std::printf("%d cases: a node budget passed %d times, a deadline forced %d times\n", cases,
+              overBudget, cutShort);
+}
+
 TEST(ThroughputBound, MethodsReportItBelowTheOptimum) {
   std::mt19937_64 rng(2026);
   SolveOptions options;

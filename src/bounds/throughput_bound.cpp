@@ -378,8 +378,8 @@ class BoundaryBound {
 /// largest class latencies.
 class CountingBound {
  public:
-  CountingBound(const Workload& w, const ClassGraph& cg)
-      : machine_(w.machine), cg_(cg), scale_(cg), base_(2 + cg.size) {
+  CountingBound(const Workload& w, const ClassGraph& cg, const CountingLimits& limits)
+      : machine_(w.machine), limits_(limits), cg_(cg), scale_(cg), base_(2 + cg.size) {
     sourceArc_.assign(cg.size, -1);
     for (int p = 0; p < cg.size; ++p) {
       if (!cg.onAccelerator[p]) {
@@ -430,10 +430,11 @@ class CountingBound {
     return lo;
   }
 
+  /// The minimum cuts taken (every branch and bound so far).
+  long long cuts() const { return cuts_; }
+
  private:
   static constexpr std::size_t kThresholds = 48;
-  /// Minimum cuts one threshold's branch and bound may take.
-  static constexpr long long kNodes = 10000;
   /// The most heavy classes a set is asked to hold (the search's depth, each
   /// level a copy of the network: memory bounded by this many copies).
   static constexpr long long kMaxDepth = 32;
@@ -505,14 +506,16 @@ class CountingBound {
     std::function<void(const MaxFlow&, double, int, long long)> extend =
         [&](const MaxFlow& flow, double value, int next, long long chosen) {
           for (int i = next; chosen + (n - i) >= j && !stopped && !exhausted; ++i) {
-            if (++nodes > kNodes) {
+            if (++nodes > limits_.nodes) {
               exhausted = true;
               return;
             }
-            if ((nodes & 15) == 0 && pastLimit(deadline, interrupt)) {
+            if ((limits_.stopAfter >= 0 && cuts_ >= limits_.stopAfter) ||
+                ((nodes & 15) == 0 && pastLimit(deadline, interrupt))) {
               stopped = true;
               return;
             }
+            ++cuts_;
             MaxFlow forced = flow;
             forced.addCapacity(sourceArc_[heavy[i]], scale_.big);
             const double load = value + forced.augment(0, 1, scale_.epsilon);
@@ -554,11 +557,13 @@ class CountingBound {
   }
 
   const Machine& machine_;
+  CountingLimits limits_;
   const ClassGraph& cg_;
   Scale scale_;
   MaxFlow base_;
   std::vector<int> sourceArc_;
   std::vector<double> thresholds_;
+  long long cuts_ = 0;
 };
 
 /// load[r][c − r]: the least accelerator load of a block that holds the
@@ -726,7 +731,8 @@ double workBound(const Workload& w, const objective::ClassTotals& totals) {
 
 ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals& totals,
                                 double upperBound, std::chrono::steady_clock::time_point deadline,
-                                const std::atomic<bool>* interrupt, bool withMilp, double memoryBytes) {
+                                const std::atomic<bool>* interrupt, bool withMilp, double memoryBytes,
+                                const CountingLimits& countingLimits) {
   ThroughputBound result;
   result.work = workBound(w, totals);
   if (w.machine.maxFpgas == 0 || w.graph().numClasses == 0) return result;
@@ -754,7 +760,7 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
         boundary.run(lo, hi, deadline, interrupt, &result.boundaryCut, &result.boundaryTotal, &stopped);
     if (proven > lo) result.boundary = lo = proven;
     if (stopped) {
-      result.stopped = true;
+      result.stopped = result.lpStopped = true;
       return result;
     }
   }
@@ -763,18 +769,22 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
     auto until = deadline;
     if (deadline != std::chrono::steady_clock::time_point::max())
       until = std::chrono::steady_clock::now() + (deadline - std::chrono::steady_clock::now()) / 2;
-    CountingBound counting(w, cg);
+    CountingBound counting(w, cg, countingLimits);
     bool stopped = false;
     const double proven = counting.run(lo, hi, until, interrupt, &result.countingClasses, &stopped);
     if (proven > lo) result.counting = lo = proven;
+    result.countingCuts = counting.cuts();
+    // Its own share ran out: what it proved holds, and the LP still runs.
+    result.countingStopped = stopped;
+    result.stopped = result.stopped || stopped;
     if (pastLimit(deadline, interrupt)) {
-      result.stopped = true;
+      result.stopped = result.lpStopped = true;
       return result;
     }
     if (!(hi - lo > 1e-4 * hi)) return result;  // the plan is proven optimal (the LP's width)
   }
   const CheapestBlocks cheapest = cheapestBlocks(cg, w.machine, hi, deadline, interrupt);
-  result.stopped = result.stopped || !cheapest.complete;  // fewer pairs ruled out: a weaker LP
+  result.lpStopped = !cheapest.complete;  // fewer pairs ruled out: a weaker LP
   bool stop = false;
   const double k = w.machine.maxFpgas;
   // Bisection: lo is proven (no placement has max-load below it), the
@@ -821,7 +831,8 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
     }
     if (w.graph().numClasses > kMilpClasses) break;
   }
-  result.stopped = result.stopped || stop;
+  result.lpStopped = result.lpStopped || stop;
+  result.stopped = result.stopped || result.lpStopped;
   return result;
 }
 
@@ -833,7 +844,11 @@ std::string ThroughputBound::describe() const {
     out << ", work with boundaries " << formatShortest(boundary) << " (every accelerator pays at least "
         << formatShortest(boundaryCut) << " of communication, all together at least "
         << formatShortest(boundaryTotal) << ")";
-  if (counting > 0) out << ", counting " << formatShortest(counting) << " (" << countingClasses << ")";
+  if (counting > 0 || countingStopped) {
+    out << ", counting " << (counting > 0 ? formatShortest(counting) : "nothing");
+    if (counting > 0) out << " (" << countingClasses << ")";
+    if (countingStopped) out << " (stopped by the time limit)";
+  }
   // A component whose probes ruled out no max-load above 0 proved nothing.
   auto proved = [](double value) { return value > 0 ? formatShortest(value) : "nothing"; };
   auto probesText = [](int count) {
@@ -844,8 +859,8 @@ std::string ThroughputBound::describe() const {
   if (probes > 0 || representatives > 0)
     out << ", representatives LP " << proved(representatives) << " (" << probesText(probes) << ", "
         << pairsRuledOut << " block pairs ruled out by minimum cuts"
-        << (stopped ? ", stopped by the time limit" : "") << ")";
-  else if (stopped)
+        << (lpStopped ? ", stopped by the time limit" : "") << ")";
+  else if (lpStopped)
     out << ", representatives LP not reached within the time limit";
   return out.str();
 }

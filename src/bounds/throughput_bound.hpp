@@ -60,8 +60,12 @@ struct ThroughputBound {
   int probes = 0;               ///< values of T the LP was solved for
   int milpProbes = 0;           ///< values of T the MILP was run for
   int pairsRuledOut = 0;        ///< (representative, class) pairs the minimum cuts excluded
-  bool stopped = false;         ///< the deadline or the interrupt cut bound 2 short
-  bool skipped = false;         ///< too many classes (or too little memory) for bounds 2 and 3
+  long long countingCuts = 0;   ///< bound 1c: the minimum cuts its branch and bounds took
+  bool countingStopped =
+      false;  ///< the deadline (its half of the time left) or the interrupt cut bound 1c short
+  bool lpStopped = false;  ///< the deadline or the interrupt cut bound 1b, 2 or 3 short
+  bool stopped = false;    ///< any of them was cut short (countingStopped or lpStopped)
+  bool skipped = false;    ///< too many classes (or too little memory) for bounds 2 and 3
   double value() const { return std::max({work, boundary, counting, representatives, milp}); }
   /// Which bound gave value(): "work", "work with boundaries", "representatives LP" or
   /// "covering MILP".
@@ -77,6 +81,14 @@ struct ThroughputBound {
   std::string describe() const;
 };
 
+/// Bound 1c's limits. The defaults are the shipped ones; tests force its
+/// early exits with small ones.
+struct CountingLimits {
+  long long nodes = 10000;  ///< minimum cuts one threshold's branch and bound may take
+  /// Act as if the deadline had passed after this many minimum cuts (−1: never).
+  long long stopAfter = -1;
+};
+
 /// Bound 1 alone (cheap: linear in the classes after a sort).
 double workBound(const Workload& workload, const objective::ClassTotals& totals);
 
@@ -90,6 +102,6 @@ double workBound(const Workload& workload, const objective::ClassTotals& totals)
 ThroughputBound throughputBound(const Workload& workload, const objective::ClassTotals& totals,
                                 double upperBound, std::chrono::steady_clock::time_point deadline,
                                 const std::atomic<bool>* interrupt = nullptr, bool withMilp = true,
-                                double memoryBytes = 0);
+                                double memoryBytes = 0, const CountingLimits& counting = {});
 
 }  // namespace dnnplace::bounds

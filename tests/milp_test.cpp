@@ -20,6 +20,7 @@
 
 #include "bounds/latency_bound.hpp"
 #include "bounds/latency_paths.hpp"
+#include "dnnplace/evaluator.hpp"
 #include "dnnplace/generator.hpp"
 #include "dnnplace/solver.hpp"
 #include "milp/milp.hpp"
@@ -671,6 +672,38 @@ Workload mediumWorkload() {
   generator.accelerators = 4;
   generator.cpus = 1;
   return generateWorkload(generator);
+}
+
+TEST(MilpThroughput, DiffMaximaStartsFromTheMaxLoadMethodsPlans) {
+  // dp, local search and Scotch refuse diffmaxima, but their max-load plans
+  // are diffmaxima plans too: milp --diffmaxima must start from the best of
+  // them, not from one accelerator or one core (it once returned the
+  // single-accelerator plan, five times the DP plan's score, at 10 s).
+  GeneratorOptions generator;
+  generator.shape = GraphShape::Transformer;
+  generator.blocks = 6;
+  generator.width = 4;
+  generator.accelerators = 4;
+  generator.cpus = 1;
+  generator.training = true;
+  const Workload w = generateWorkload(generator);
+  SolveOptions options;
+  options.timeLimitSeconds = 3;
+  const SolveOutcome dp = solve(w, "dp", options);
+  ASSERT_TRUE(dp.placement) << dp.message;
+  EvaluateOptions diff;
+  diff.diffMaxima = true;
+  const Evaluation dpScore = evaluate(w, *dp.placement, diff);
+  ASSERT_TRUE(dpScore.feasible);
+  options.diffMaxima = true;
+  const SolveOutcome milp = solve(w, "milp", options);
+  ASSERT_TRUE(milp.placement) << milp.message;
+  EXPECT_LE(milp.objective, dpScore.objective * (1 + 1e-9)) << milp.message;
+  EXPECT_NEAR(evaluate(w, *milp.placement, diff).objective, milp.objective, 1e-6 * milp.objective);
+  const Evaluation single = evaluate(w, *solve(w, "single", options).placement, diff);
+  EXPECT_LT(milp.objective, 0.5 * single.objective) << milp.message;
+  EXPECT_EQ(milp.message.find("best plan from single"), std::string::npos) << milp.message;
+  EXPECT_EQ(milp.message.find("best plan from cpu"), std::string::npos) << milp.message;
 }
 
 TEST(MilpOptions, TimeLimitReturnsAPlanWithAnHonestBound) {

@@ -81,6 +81,11 @@ std::vector<WarmStart> warmStartPortfolio(const Workload& workload, const SolveO
     shares -= method.share;
     if (left <= 0) break;
     SolveOptions sub = options;
+    // Every placement is a plan for diffmaxima too (milp scores each start
+    // under its own objective), and max-load is its closest relative: the
+    // methods that refuse diffmaxima (dp, local search, Scotch) start it
+    // from their max-load plans rather than leave it single and cpu.
+    sub.diffMaxima = false;
     sub.timeLimitSeconds = std::max(0.2, std::min(options.timeLimitSeconds * method.share, left));
     sub.progress = nullptr;
     sub.writeModelPath.clear();

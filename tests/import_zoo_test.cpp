@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "dnnplace/generator.hpp"
 #include "dnnplace/import.hpp"
 #include "dnnplace/solver.hpp"
 #include "test_support.hpp"
@@ -211,6 +212,9 @@ TEST(ImportZoo, ContractLayersOnTheOperatorGraphGivesTheLayerGraphsOptimum) {
     EXPECT_EQ(mapped.status, SolveStatus::Feasible);
     EXPECT_EQ(mapped.placement->deviceOf.size(), static_cast<std::size_t>(operators->numNodes()));
     EXPECT_LE(mapped.objective, onLayers.objective * (1 + 1e-12));
+    // The layer graph's bound does not hold on the operators: none, gap 1.
+    EXPECT_EQ(mapped.lowerBound, 0);
+    EXPECT_EQ(mapped.gap, 1);
     EXPECT_NE(mapped.message.find("optimal on the layer graph (" + std::to_string(layers->numNodes()) +
                                   " nodes)"),
               std::string::npos)
@@ -221,6 +225,31 @@ TEST(ImportZoo, ContractLayersOnTheOperatorGraphGivesTheLayerGraphsOptimum) {
     ASSERT_EQ(full.status, SolveStatus::Optimal);
     EXPECT_LE(full.objective, mapped.objective * (1 + 1e-12));
   }
+}
+
+TEST(ImportZoo, ContractLayersWithNothingToFuseKeepsTheStatusAndBound) {
+  // A graph without layer ids fuses nothing: --contract-layers solves the
+  // problem as given, and its optimum and bound stand (it once said
+  // feasible, lower bound 0, gap 0).
+  GeneratorOptions generator;
+  generator.shape = GraphShape::Transformer;
+  generator.blocks = 2;
+  generator.width = 3;
+  generator.accelerators = 3;
+  generator.training = true;
+  const Workload w = generateWorkload(generator);
+  SolveOptions options;
+  const SolveOutcome plain = solve(w, "dp", options);
+  ASSERT_EQ(plain.status, SolveStatus::Optimal) << plain.message;
+  options.contractLayers = true;
+  const SolveOutcome contracted = solve(w, "dp", options);
+  EXPECT_EQ(contracted.status, SolveStatus::Optimal) << contracted.message;
+  EXPECT_DOUBLE_EQ(contracted.objective, plain.objective);
+  EXPECT_DOUBLE_EQ(contracted.lowerBound, plain.lowerBound);
+  EXPECT_DOUBLE_EQ(contracted.gap, plain.gap);
+  EXPECT_LT(contracted.gap, 1e-9);
+  EXPECT_EQ(contracted.message.rfind("no two nodes share a layer: solved as given; ", 0), 0u)
+      << contracted.message;
 }
 
 TEST(ImportZoo, EveryMethodRunsOnAnImportedWorkload) {

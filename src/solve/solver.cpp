@@ -341,14 +341,22 @@ static SolveOutcome solveLayers(const Workload& workload, const std::string& nam
                       "' mapped back from the layer graph: " + outcome.evaluation.violations.front();
     return outcome;
   }
+  // Nothing fused (every layer one node): the layer graph is the problem
+  // itself, and its status and bound stand.
+  if (fusion->workload.numNodes() == workload.numNodes()) {
+    outcome.message = "no two nodes share a layer: solved as given; " + outcome.message;
+    return outcome;
+  }
   const std::string layerFigures = std::string(statusName(outcome.status)) + " on the layer graph (" +
                                    std::to_string(fusion->workload.numNodes()) +
                                    " nodes): " + formatTenDigits(outcome.objective);
   outcome.message = outcome.message.empty() ? layerFigures : layerFigures + "; " + outcome.message;
   if (outcome.status == SolveStatus::Optimal) outcome.status = SolveStatus::Feasible;
   outcome.objective = outcome.evaluation.objective;
+  // The layer graph's bound does not hold for the finer graph: no bound,
+  // so the gap is 1, as for every method without one (not 0: "proven").
   outcome.lowerBound = 0;
-  outcome.gap = 0;
+  outcome.gap = outcome.objective > 0 ? 1.0 : 0.0;
   return outcome;
 }
 

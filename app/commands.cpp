@@ -178,7 +178,8 @@ int runCompare(CompareArgs& args, OptionSet given) {
     if (!workload) return loadFailed(path, error);
     workloads.push_back(std::move(*workload));
   }
-  const auto names = methodsToCompare(args.methods, args.options.objective, &error);
+  const auto names =
+      methodsToCompare(args.methods, args.options.objective, &error, args.options.diffMaxima);
   if (!names) return fail("compare: " + error);
   if (!args.report.empty() && renderFormatOf(args.report, &error) != RenderFormat::Html)
     return fail("compare: " + args.report + ": the report is HTML (expected a .html file name)");

@@ -146,8 +146,10 @@ int main(int argc, char** argv) {
   } else if (command == "compare") {
     cmpCmd->footer("Methods:" + methodTable());
     cmpCmd->add_option("workloads", cmpArgs.workloads, "workload JSON files")->required();
-    cmpCmd->add_option("--methods", cmpArgs.methods,
-                       "comma-separated methods (default: all for the objective)");
+    cmpCmd
+        ->add_option("--methods", cmpArgs.methods,
+                     "comma-separated methods (default: all for the objective)")
+        ->check(kNonEmpty);
     addRunOptions(cmpCmd, &cmpArgs.options, "seconds per method run", &given);
     cmpCmd->add_option("--format", cmpArgs.format, "text, json or csv")
         ->check(CLI::IsMember({"text", "json", "csv"}))

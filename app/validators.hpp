@@ -54,6 +54,14 @@ inline const CLI::Validator kNonNegativeInteger(
     },
     "N");
 
+// A list given on the command line names at least one item (an empty one
+// would otherwise read as "not given": every default).
+inline const CLI::Validator kNonEmpty(
+    [](std::string& text) -> std::string {
+      return text.empty() ? "expected a non-empty comma-separated list" : std::string();
+    },
+    "LIST");
+
 // A number of accelerators or CPU cores: what the workload reader accepts.
 inline const CLI::Range kDeviceCount(0, static_cast<int>(kMaxDevicesPerKind));
 

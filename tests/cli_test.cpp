@@ -141,6 +141,11 @@ TEST(Cli, AFlagTheMethodWouldIgnoreIsExitTwo) {
        "compare: method 'expert' needs a split (--plan), which only solve takes"},
       {compare + "--methods greedy",
        "compare: method 'greedy' does not support the throughput objective"},
+      {compare + "--diffmaxima --methods dp",
+       "compare: method 'dp' does not support --diffmaxima (those that do: milp, bound, single, "
+       "cpu)"},
+      {compare + "--methods cpu,cpu", "compare: method 'cpu' is listed twice"},
+      {compare + "--methods ''", "--methods: expected a non-empty comma-separated list (see --help)"},
       {evaluate + "--q 5", "evaluate: --q applies to --objective latency only"},
       {evaluate + "--objective latency --diffmaxima",
        "evaluate: --diffmaxima applies to --objective throughput only"},

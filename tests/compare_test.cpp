@@ -243,6 +243,33 @@ TEST(Compare, AMethodListIsCheckedAgainstTheRegistry) {
     EXPECT_FALSE(methodsToCompare(list, Objective::Throughput, &error)) << list;
     EXPECT_EQ(error, message) << list;
   }
+  // --diffmaxima: only the methods that score max FW + max BW, by default
+  // and in a list (each refusal would otherwise be a row of invalid_input).
+  const std::vector<std::string> diff = {"milp", "bound", "single", "cpu"};
+  EXPECT_EQ(defaultMethods(Objective::Throughput, true), diff);
+  EXPECT_EQ(methodsToCompare("", Objective::Throughput, &error, true), diff);
+  EXPECT_EQ(methodsToCompare("cpu,milp", Objective::Throughput, &error, true),
+            (std::vector<std::string>{"cpu", "milp"}));
+  EXPECT_FALSE(methodsToCompare("milp,dp", Objective::Throughput, &error, true));
+  EXPECT_EQ(error,
+            "method 'dp' does not support --diffmaxima (those that do: milp, bound, single, cpu)");
+  EXPECT_FALSE(methodsToCompare("dp,milp,dp", Objective::Throughput, &error));
+  EXPECT_EQ(error, "method 'dp' is listed twice");
+  EXPECT_FALSE(methodsToCompare("dp,", Objective::Throughput, &error));
+  EXPECT_EQ(error, "--methods 'dp,' ends with an empty method name (expected e.g. dp,milp)");
+  // Every method the registry says supports diffmaxima runs it.
+  GeneratorOptions generator;
+  generator.training = true;
+  generator.blocks = 2;
+  const Workload w = generateWorkload(generator);
+  SolveOptions options;
+  options.diffMaxima = true;
+  options.timeLimitSeconds = 2;
+  for (const MethodInfo& method : methods()) {
+    if (method.needsPlan || !method.throughput) continue;
+    const SolveOutcome outcome = solve(w, method.name, options);
+    EXPECT_EQ(outcome.ok(), method.diffMaxima) << method.name << ": " << outcome.message;
+  }
   EXPECT_EQ(unknownMethod("x").rfind("unknown method 'x' (expected one of: dp, dp-linear, ", 0), 0u);
 }
 

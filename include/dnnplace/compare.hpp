@@ -20,15 +20,16 @@ struct CompareRow {
 /// Whether a method returned a plan (optimal or feasible).
 bool hasPlan(const SolveOutcome& outcome);
 
-/// Methods run by default for an objective: every registered method that
-/// supports it and needs no extra input (e.g. not "expert").
-std::vector<std::string> defaultMethods(Objective objective);
+/// Methods run by default for an objective (with `diffMaxima`: its max FW +
+/// max BW form): every registered method that supports it and needs no
+/// extra input (e.g. not "expert").
+std::vector<std::string> defaultMethods(Objective objective, bool diffMaxima = false);
 
 /// The methods of a comma-separated list ("" : defaultMethods), each known,
-/// supporting the objective and needing no plan file; nullopt and *error
-/// (one line) for the first that is not.
+/// supporting the objective (and diffmaxima when asked) and needing no plan
+/// file, none twice; nullopt and *error (one line) for the first that is not.
 std::optional<std::vector<std::string>> methodsToCompare(const std::string& list, Objective objective,
-                                                         std::string* error);
+                                                         std::string* error, bool diffMaxima = false);
 
 /// How many rows compareMethods gives per workload: one per method, and with
 /// options.replicate one more per method that can replicate blocks.

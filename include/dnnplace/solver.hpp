@@ -202,10 +202,15 @@ struct MethodInfo {
   /// Of the options only some methods read (Plan, WriteModel, Contiguity,
   /// Gap, Restarts), those this one reads. Q and DiffMaxima follow the objective.
   OptionSet takes = {};
-  bool needsPlan = false;  ///< runs only on a split given with --plan (so compare cannot run it)
+  bool needsPlan = false;   ///< runs only on a split given with --plan (so compare cannot run it)
+  bool diffMaxima = false;  ///< supports --diffmaxima (throughput: max FW + max BW)
 
   bool supports(Objective objective) const {
     return objective == Objective::Latency ? latency : throughput;
+  }
+  /// The objective, and with `diffMaxima` the max FW + max BW form of it.
+  bool supports(Objective objective, bool diffMaximaAsked) const {
+    return supports(objective) && (!diffMaximaAsked || diffMaxima);
   }
 };
 

@@ -369,12 +369,14 @@ std::vector<Row> comparePy(const py::object& workloads, const py::object& method
     list = methods.cast<std::string>();
   else if (!methods.is_none())
     for (const py::handle item : methods) list += (list.empty() ? "" : ",") + item.cast<std::string>();
+  if (!methods.is_none() && list.empty())
+    invalid("compare: methods names no method (None runs every method of the objective)");
   OptionSet given;
   const SolveOptions base = solveOptions(args, &given, "compare");
   if (const std::string why = ignoredOption(nullptr, base.objective, given); !why.empty())
     invalid("compare: " + why);
   std::string error;
-  const auto names = methodsToCompare(list, base.objective, &error);
+  const auto names = methodsToCompare(list, base.objective, &error, base.diffMaxima);
   if (!names) invalid("compare: " + error);
   if (const std::string why = replicateRefusal(pointers, *names, base); !why.empty())
     invalid("compare: " + why);
@@ -808,8 +810,11 @@ PYBIND11_MODULE(_core, m) {
       "The placement methods, in display order.");
   m.def(
       "default_methods",
-      [](const std::string& objective) { return defaultMethods(objectiveOf(objective)); },
-      py::arg("objective") = "throughput", "The methods compare runs by default.");
+      [](const std::string& objective, bool diffmaxima) {
+        return defaultMethods(objectiveOf(objective), diffmaxima);
+      },
+      py::arg("objective") = "throughput", py::arg("diff_maxima") = false,
+      "The methods compare runs by default (with diff_maxima: those that support it).");
 
   bindCostModel(m);
 }

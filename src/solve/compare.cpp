@@ -20,20 +20,26 @@ void releaseFreedMemory() {
 #endif
 }
 
+std::string joinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 }  // namespace
 
 bool hasPlan(const SolveOutcome& outcome) { return outcome.placement && outcome.found(); }
 
-std::vector<std::string> defaultMethods(Objective objective) {
+std::vector<std::string> defaultMethods(Objective objective, bool diffMaxima) {
   std::vector<std::string> names;
   for (const auto& method : methods())
-    if (!method.needsPlan && method.supports(objective)) names.push_back(method.name);
+    if (!method.needsPlan && method.supports(objective, diffMaxima)) names.push_back(method.name);
   return names;
 }
 
 std::optional<std::vector<std::string>> methodsToCompare(const std::string& list, Objective objective,
-                                                         std::string* error) {
-  if (list.empty()) return defaultMethods(objective);
+                                                         std::string* error, bool diffMaxima) {
+  if (list.empty()) return defaultMethods(objective, diffMaxima);
   std::vector<std::string> names;
   std::stringstream items(list);
   for (std::string name; std::getline(items, name, ',');) {
@@ -44,10 +50,19 @@ std::optional<std::vector<std::string>> methodsToCompare(const std::string& list
       *error = "method '" + name + "' needs a split (--plan), which only solve takes";
     } else if (!method->supports(objective)) {
       *error = unsupportedObjective(name, objective);
+    } else if (!method->supports(objective, diffMaxima)) {
+      *error = "method '" + name + "' does not support --diffmaxima (those that do: " +
+               joinNames(defaultMethods(objective, true)) + ")";
+    } else if (std::find(names.begin(), names.end(), name) != names.end()) {
+      *error = "method '" + name + "' is listed twice";
     } else {
       names.push_back(name);
       continue;
     }
+    return std::nullopt;
+  }
+  if (list.back() == ',') {
+    *error = "--methods '" + list + "' ends with an empty method name (expected e.g. dp,milp)";
     return std::nullopt;
   }
   return names;

@@ -125,6 +125,12 @@ def test_replicated_stages():
     assert [r.method for r in rows] == ["dp", "dp --replicate", "pipedream", "pipedream --replicate"]
     with pytest.raises(ValueError, match="--replicate applies to --objective throughput only"):
         dnnplace.solve(w, method="dp", objective="latency", replicate=True)
+    # compare with diffmaxima runs (and lists) only the methods that score it.
+    assert dnnplace.default_methods(diff_maxima=True) == ["milp", "bound", "single", "cpu"]
+    with pytest.raises(ValueError, match="method 'dp' does not support --diffmaxima"):
+        dnnplace.compare(w, methods=["dp"], diff_maxima=True)
+    with pytest.raises(ValueError, match="methods names no method"):
+        dnnplace.compare(w, methods=[])
     with pytest.raises(ValueError, match="--replicate applies to --method dp, dp-linear, pipedream and milp"):
         dnnplace.solve(w, method="scotch", replicate=True)
 

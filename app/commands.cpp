@@ -108,6 +108,13 @@ int runSolve(SolveArgs& args, OptionSet given) {
   args.options.contiguity = args.contiguity == "convex" ? Contiguity::Convex : Contiguity::None;
   args.options.expertPlanPath = args.plan;
   args.options.contractLayers = args.contractLayers;
+  // Where the results go, before the run they would be lost after.
+  std::string reportError;
+  if (!args.report.empty() && !renderFormatOf(args.report, &reportError)) return fail(reportError);
+  for (const std::string& path : {args.out, args.report})
+    if (const std::string why = unwritablePath(path); !why.empty()) return fail(why);
+  if (const std::string why = unwritablePath(args.options.writeModelPath); !why.empty())
+    return fail(args.method + ": --write-model: " + why);
   showProgress(args.quiet, &args.options);
   const SolveOutcome outcome = solve(*workload, args.method, args.options);
   clearProgress(args.quiet);
@@ -120,8 +127,6 @@ int runSolve(SolveArgs& args, OptionSet given) {
   }
   phases.insert(phases.end(), outcome.phases.begin(), outcome.phases.end());
   const EvaluateOptions evaluated = evaluateOptionsFor(args.options);
-  std::string reportError;
-  if (!args.report.empty() && !renderFormatOf(args.report, &reportError)) return fail(reportError);
   if (!timer.time("write", [&] {
         return writeText(args.out, planToJson(*workload, outcome, evaluated), &error);
       }))
@@ -139,6 +144,8 @@ int runSolve(SolveArgs& args, OptionSet given) {
 int runEvaluate(const EvaluateArgs& args, OptionSet given) {
   if (const std::string why = ignoredOption(nullptr, args.options.objective, given); !why.empty())
     return fail("evaluate: " + why);
+  if (args.workload == "-" && args.plan == "-")
+    return fail("evaluate: the workload and the plan cannot both be standard input");
   std::string error;
   const auto workload = loadWorkload(args.workload, &error);
   if (!workload) return loadFailed(args.workload, error);
@@ -183,6 +190,7 @@ int runCompare(CompareArgs& args, OptionSet given) {
   if (!names) return fail("compare: " + error);
   if (!args.report.empty() && renderFormatOf(args.report, &error) != RenderFormat::Html)
     return fail("compare: " + args.report + ": the report is HTML (expected a .html file name)");
+  if (const std::string why = unwritablePath(args.report); !why.empty()) return fail(why);
   std::vector<const Workload*> pointers;
   for (const auto& w : workloads) pointers.push_back(&w);
   // Every replicated row would be refused: say so once, as solve does.
@@ -218,6 +226,9 @@ int runRender(const RenderArgs& args, OptionSet given) {
   if (!format) return fail("render: " + error);
   if (args.view == "timeline" && *format != RenderFormat::Svg)
     return fail("render: --view timeline writes SVG (expected a .svg file name, not " + args.out + ")");
+  if (args.workload == "-" && args.plan == "-")
+    return fail("render: the workload and the plan cannot both be standard input");
+  if (const std::string why = unwritablePath(args.out); !why.empty()) return fail(why);
   const auto workload = loadWorkload(args.workload, &error);
   if (!workload) return loadFailed(args.workload, error);
   const auto outcome = outcomeOfPlanFile(*workload, args.plan, args.options, &error);

@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   } else if (command == "render") {
     renderCmd->add_option("workload", renderArgs.workload, "workload JSON file (- for standard input)")
         ->required();
-    renderCmd->add_option("plan", renderArgs.plan, "plan JSON file")->required();
+    renderCmd->add_option("plan", renderArgs.plan, "plan JSON file (- for standard input)")->required();
     addObjective(renderCmd, &renderArgs.options.objective);
     given.q =
         renderCmd->add_option("--q", renderArgs.options.q, "latency: subgraphs allowed per accelerator")

@@ -225,11 +225,24 @@ TEST(Cli, AResultThatCannotBeWrittenIsNotExitZero) {
   } else {
     ADD_FAILURE() << "/dev/full is missing: the write-error check did not run";
   }
-  // --out says why, as --write-model does.
-  const auto out = runCli("solve '" + workload.string() + "' --out /nonexistent/plan.json");
+  // --out says why, as --write-model does, before the run (whose result
+  // would be lost): a method that would fail is not even run.
+  std::string small = kWorkload;
+  small.replace(small.find("100"), 3, "50");  // single: the graph's 80 bytes do not fit (exit 3)
+  const auto tight = writeTemp(small);
+  const auto out =
+      runCli("solve '" + tight.string() + "' --method single --out /nonexistent/plan.json");
+  std::filesystem::remove(tight);
   EXPECT_EQ(out.exitCode, 2);
-  EXPECT_EQ(out.err.substr(out.err.find("dnnplace: /nonexistent")),
-            "dnnplace: /nonexistent/plan.json: cannot write: No such file or directory\n");
+  EXPECT_EQ(out.err, "dnnplace: /nonexistent/plan.json: cannot write: No such file or directory\n");
+  for (const std::string& flags :
+       {std::string("--out /tmp"), std::string("--report /nonexistent/r.html")}) {
+    const auto refused = runCli("solve '" + workload.string() + "' " + flags);
+    EXPECT_EQ(refused.exitCode, 2) << flags;
+    EXPECT_EQ(refused.out, "") << flags;
+    EXPECT_EQ(refused.err.rfind("dnnplace: ", 0), 0u) << refused.err;
+    EXPECT_NE(refused.err.find(": cannot write: "), std::string::npos) << refused.err;
+  }
   if (std::filesystem::exists("/dev/full")) {
     const auto full = runCli("solve '" + workload.string() + "' --quiet --out /dev/full");
     EXPECT_EQ(full.exitCode, 2);
@@ -289,6 +302,12 @@ TEST(Cli, ADashIsStandardInput) {
   const auto broken = writeTemp(R"({"maxSizePerFPGA": 1)");
   EXPECT_EQ(run(broken.string(), "solve -"), 2);
   EXPECT_EQ(slurp(err).rfind("dnnplace: standard input: invalid JSON", 0), 0u) << slurp(err);
+  // One standard input cannot be both files.
+  EXPECT_EQ(run(workload.string(), "evaluate - -"), 2);
+  EXPECT_EQ(slurp(err),
+            "dnnplace: evaluate: the workload and the plan cannot both be standard input\n");
+  EXPECT_EQ(run(workload.string(), "render - - --out /tmp/dnnplace-never.html"), 2);
+  EXPECT_EQ(slurp(err), "dnnplace: render: the workload and the plan cannot both be standard input\n");
   for (const auto& path : {workload, out, err, plan, broken}) std::filesystem::remove(path);
 }
 

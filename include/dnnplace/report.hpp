@@ -44,6 +44,11 @@ std::string phasesLine(const std::vector<PhaseTime>& phases);
 /// failure sets *error ("PATH: cannot write: reason") and returns false.
 bool writeText(const std::string& path, const std::string& text, std::string* error);
 
+/// Why writeText could not write `path` ("PATH: cannot write: reason"), or
+/// "" when it can, as far as can be told without creating it: checked
+/// before a long run so that its result is not lost at the end.
+std::string unwritablePath(const std::string& path);
+
 /// A message as one line: control characters (a newline or a terminal
 /// escape in a file name, say) are written as escapes.
 std::string oneLine(const std::string& message);

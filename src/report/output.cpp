@@ -4,7 +4,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
+
+#include <unistd.h>
 
 #include "dnnplace/report.hpp"
 #include "report/text.hpp"
@@ -45,6 +49,25 @@ bool writeText(const std::string& path, const std::string& text, std::string* er
     return false;
   }
   return true;
+}
+
+std::string unwritablePath(const std::string& path) {
+  if (path.empty() || path == "-") return "";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  const auto status = fs::status(file, ec);
+  if (fs::is_directory(status)) return path + ": cannot write: Is a directory";
+  if (fs::exists(status)) {
+    if (::access(path.c_str(), W_OK) != 0) return path + ": cannot write: " + std::strerror(errno);
+    return "";
+  }
+  const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  const auto parentStatus = fs::status(parent, ec);
+  if (!fs::exists(parentStatus)) return path + ": cannot write: No such file or directory";
+  if (!fs::is_directory(parentStatus)) return path + ": cannot write: Not a directory";
+  if (::access(parent.c_str(), W_OK) != 0) return path + ": cannot write: " + std::strerror(errno);
+  return "";
 }
 
 std::string oneLine(const std::string& message) {

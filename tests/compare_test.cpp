@@ -323,6 +323,43 @@ TEST(Compare, TheCallStatusTheConclusionAndTheStopReasonAreApart) {
   EXPECT_EQ(solve(big, "local-search", interrupted).stop, StopReason::Interrupt);
 }
 
+TEST(Compare, SaysWhichBoundsHoldOverContiguousPlacementsOnly) {
+  // dp's optimum is over contiguous placements: its "lower bound" may sit
+  // above milp's non-contiguous plan, and the table says so.
+  GeneratorOptions generator;
+  generator.blocks = 2;
+  generator.training = true;
+  const Workload w = generateWorkload(generator);
+  SolveOptions options;
+  options.timeLimitSeconds = 2;
+  EXPECT_EQ(solve(w, "dp", options).boundScope, BoundScope::Contiguous);
+  EXPECT_EQ(solve(w, "search", options).boundScope, BoundScope::Every);
+  EXPECT_EQ(solve(w, "milp", options).boundScope, BoundScope::Every);
+  options.contiguity = Contiguity::Convex;
+  EXPECT_EQ(solve(w, "milp", options).boundScope, BoundScope::Convex);
+
+  CompareRow dp, milp;
+  dp.workload = milp.workload = "w.json";
+  dp.outcome.method = "dp";
+  dp.outcome.status = SolveStatus::Optimal;
+  dp.outcome.objective = dp.outcome.lowerBound = 17.7899;
+  dp.outcome.boundScope = BoundScope::Contiguous;
+  milp.outcome.method = "milp";
+  milp.outcome.status = SolveStatus::Feasible;
+  milp.outcome.objective = 17.7147;
+  milp.outcome.lowerBound = 17.697;
+  const std::string text = formatComparison({dp, milp}, "text");
+  EXPECT_NE(text.find("\ndp: the lower bound and status hold over contiguous placements only "
+                      "(docs/model.md §4)\nthe other lower bounds hold for every placement\n"),
+            std::string::npos)
+      << text;
+  const auto json = nlohmann::json::parse(formatComparison({dp, milp}, "json"));
+  EXPECT_EQ(json[0]["boundScope"], "contiguous");
+  EXPECT_EQ(json[1]["boundScope"], "all");
+  // Nothing to say when every bound holds for every placement.
+  EXPECT_EQ(formatComparison({milp}, "text").find("placements only"), std::string::npos);
+}
+
 TEST(Compare, CsvQuotesFieldsWithCommas) {
   CompareRow row;
   row.workload = "a,b.json";
@@ -331,7 +368,7 @@ TEST(Compare, CsvQuotesFieldsWithCommas) {
   row.outcome.message = "said \"no\", twice";
   const auto csv = lines(formatComparison({row}, "csv"));
   ASSERT_EQ(csv.size(), 2u);
-  EXPECT_EQ(csv[1], "\"a,b.json\",x,no_solution,,,,,0.000000,0,\"said \"\"no\"\", twice\"");
+  EXPECT_EQ(csv[1], "\"a,b.json\",x,no_solution,,,,,all,0.000000,0,\"said \"\"no\"\", twice\"");
 }
 
 }  // namespace

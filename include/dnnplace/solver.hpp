@@ -48,6 +48,12 @@ const char* callStatusName(CallStatus status);  ///< "ok", "invalid_input", "err
 const char* statusName(SolveStatus status);     ///< "optimal", "feasible", "infeasible", "no_solution"
 const char* stopReasonName(StopReason reason);  ///< "none", "time_limit", "ideal_limit", ...
 
+/// The placements a method's lower bound and "optimal" are over: dp's over
+/// contiguous ones (docs/model.md §4), milp --contiguity convex's over
+/// convex ones, every other bound over every placement.
+enum class BoundScope { Every, Convex, Contiguous };
+const char* boundScopeName(BoundScope scope);  ///< "all", "convex", "contiguous"
+
 enum class Contiguity { None, Convex };
 
 struct SolveOptions {
@@ -138,9 +144,10 @@ struct SolveOutcome {
   SolveStatus status = SolveStatus::NoPlan;
   StopReason stop = StopReason::None;
   std::optional<Placement> placement;
-  double objective = 0;   ///< as the evaluator recomputes it
-  double lowerBound = 0;  ///< proven bound on the method's problem (0 if none)
-  double gap = 0;         ///< (objective - lowerBound) / objective when both known
+  double objective = 0;                       ///< as the evaluator recomputes it
+  double lowerBound = 0;                      ///< proven bound on the method's problem (0 if none)
+  BoundScope boundScope = BoundScope::Every;  ///< the placements lowerBound and Optimal are over
+  double gap = 0;                             ///< (objective - lowerBound) / objective when both known
   double seconds = 0;
   std::string message;            ///< why infeasible / no solution / error; notes otherwise
   Evaluation evaluation;          ///< the evaluator's verdict on `placement`

@@ -124,6 +124,7 @@ struct Plan {
   std::string json;  // as planToJson writes it (or as given to from_json)
   PlanFile file;
   std::string method, status, stopReason = "none", message, objectiveKind = "throughput";
+  std::string boundScope = "all";
   std::optional<double> objective, lowerBound, gap, seconds;
   std::vector<Device> devices;
   bool found = true;
@@ -156,6 +157,7 @@ Plan planFromJson(const std::string& text, const std::string& name) {
     plan.objective = numberAt(j, "objective");
     plan.lowerBound = numberAt(j, "lowerBound");
     plan.gap = numberAt(j, "gap");
+    if (const std::string scope = stringAt(j, "boundScope"); !scope.empty()) plan.boundScope = scope;
     plan.seconds = numberAt(j, "seconds");
     if (j.contains("totalLatency")) plan.objectiveKind = "latency";
     if (!plan.objective)
@@ -351,7 +353,7 @@ Plan solvePy(const Workload& w, const SolveArgs& args) {
 // ------------------------------------------------------------------ compare
 
 struct Row {
-  std::string workload, method, result, stopReason, message;
+  std::string workload, method, result, stopReason, message, boundScope;
   std::optional<double> objective;
   double lowerBound = 0, gap = 0, seconds = 0, ratioToBest = 0;
   int devicesUsed = 0;
@@ -399,6 +401,7 @@ std::vector<Row> comparePy(const py::object& workloads, const py::object& method
     if (hasPlan(row.outcome)) r.objective = row.outcome.objective;
     r.lowerBound = row.outcome.lowerBound;
     r.gap = row.outcome.gap;
+    r.boundScope = boundScopeName(row.outcome.boundScope);
     r.seconds = row.outcome.seconds;
     r.ratioToBest = row.ratioToBest;
     r.devicesUsed = row.devicesUsed;
@@ -642,6 +645,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("objective_kind", &Plan::objectiveKind)
       .def_readonly("lower_bound", &Plan::lowerBound)
       .def_readonly("gap", &Plan::gap)
+      .def_readonly("bound_scope", &Plan::boundScope,
+                    "the placements lower_bound and 'optimal' hold over: all, convex or contiguous")
       .def_readonly("seconds", &Plan::seconds)
       .def_readonly("devices", &Plan::devices)
       .def("__repr__", &planRepr);
@@ -696,6 +701,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("objective", &Row::objective)
       .def_readonly("lower_bound", &Row::lowerBound)
       .def_readonly("gap", &Row::gap)
+      .def_readonly("bound_scope", &Row::boundScope,
+                    "the placements lower_bound and 'optimal' hold over: all, convex or contiguous")
       .def_readonly("seconds", &Row::seconds)
       .def_readonly("ratio_to_best", &Row::ratioToBest)
       .def_readonly("devices_used", &Row::devicesUsed)

@@ -70,6 +70,24 @@ std::string textTable(const std::vector<CompareRow>& rows) {
   };
   std::string out = render(header);
   for (const auto& line : cells) out += render(line);
+  // A bound over only some placements, said under the table: dp's optimum
+  // may sit above a non-contiguous plan of milp's.
+  std::vector<std::string> scoped;
+  bool others = false;
+  for (const auto& row : rows) {
+    const SolveOutcome& o = row.outcome;
+    if (!hasBound(o)) continue;
+    others = others || o.boundScope == BoundScope::Every;
+    if (o.boundScope == BoundScope::Every) continue;
+    const std::string note = o.method + ": the lower bound and status hold over " +
+                             boundScopeName(o.boundScope) + " placements only";
+    if (std::find(scoped.begin(), scoped.end(), note) == scoped.end()) scoped.push_back(note);
+  }
+  if (!scoped.empty()) {
+    out += "\n";
+    for (const std::string& note : scoped) out += note + " (docs/model.md §4)\n";
+    if (others) out += "the other lower bounds hold for every placement\n";
+  }
   // Why a method gave no plan, under the table.
   bool first = true;
   for (const auto& row : rows) {
@@ -99,6 +117,7 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
                             {"lowerBound",
                              hasBound(o) ? nlohmann::json(o.lowerBound) : nlohmann::json()},
                             {"gap", ok && hasBound(o) ? nlohmann::json(o.gap) : nlohmann::json()},
+                            {"boundScope", boundScopeName(o.boundScope)},
                             {"seconds", o.seconds},
                             {"devicesUsed", row.devicesUsed},
                             {"message", o.message}};
@@ -109,7 +128,8 @@ std::string jsonTable(const std::vector<CompareRow>& rows) {
 
 std::string csvTable(const std::vector<CompareRow>& rows) {
   std::string out =
-      "workload,method,status,objective,ratio_to_best,lower_bound,gap,seconds,devices,message\n";
+      "workload,method,status,objective,ratio_to_best,lower_bound,gap,bound_scope,seconds,devices,"
+      "message\n";
   for (const auto& row : rows) {
     const SolveOutcome& o = row.outcome;
     const bool ok = hasPlan(o);
@@ -117,8 +137,9 @@ std::string csvTable(const std::vector<CompareRow>& rows) {
            (ok ? printed("%.17g", o.objective) : "") + "," +
            (ok ? printed("%.17g", row.ratioToBest) : "") + "," +
            (hasBound(o) ? printed("%.17g", o.lowerBound) : "") + "," +
-           (ok && hasBound(o) ? printed("%.17g", o.gap) : "") + "," + printed("%.6f", o.seconds) + "," +
-           std::to_string(row.devicesUsed) + "," + csvField(o.message) + "\n";
+           (ok && hasBound(o) ? printed("%.17g", o.gap) : "") + "," + boundScopeName(o.boundScope) +
+           "," + printed("%.6f", o.seconds) + "," + std::to_string(row.devicesUsed) + "," +
+           csvField(o.message) + "\n";
   }
   return out;
 }

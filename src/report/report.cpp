@@ -54,6 +54,7 @@ std::string planToJson(const Workload& workload, const SolveOutcome& outcome,
   root["objective"] = outcome.objective;
   root["lowerBound"] = outcome.lowerBound;
   root["gap"] = outcome.gap;
+  root["boundScope"] = boundScopeName(outcome.boundScope);
   root["seconds"] = outcome.seconds;
   root["contiguous"] = evaluation.contiguous;
   if (!outcome.message.empty()) root["message"] = outcome.message;

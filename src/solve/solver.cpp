@@ -56,6 +56,15 @@ const char* stopReasonName(StopReason reason) {
   return "none";
 }
 
+const char* boundScopeName(BoundScope scope) {
+  switch (scope) {
+    case BoundScope::Every: return "all";
+    case BoundScope::Convex: return "convex";
+    case BoundScope::Contiguous: return "contiguous";
+  }
+  return "all";
+}
+
 const char* resultName(const SolveOutcome& outcome) {
   return outcome.ok() ? statusName(outcome.status) : callStatusName(outcome.call);
 }
@@ -278,6 +287,14 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   if (options.objective == Objective::Latency) machine.maxCpus = std::max(machine.maxCpus, 1);
   outcome = method->run(workload.onMachine(machine), options);  // the graph is shared, not copied
   outcome.method = name;
+  // What its bound and "optimal" are over: the contiguous placements for the
+  // methods that return only those (dp's optimum; dp-linear and pipedream
+  // prove none), the convex ones for milp --contiguity convex (CBC's bound
+  // is over its model).
+  if (method->contiguousPlans)
+    outcome.boundScope = BoundScope::Contiguous;
+  else if (name == "milp" && options.contiguity == Contiguity::Convex)
+    outcome.boundScope = BoundScope::Convex;
   if (outcome.seconds == 0) outcome.seconds = secondsSince(start);
 
   if (!outcome.placement) {

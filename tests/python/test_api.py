@@ -123,6 +123,9 @@ def test_replicated_stages():
     assert e.feasible and e.objective == pytest.approx(expected, rel=1e-12)
     rows = dnnplace.compare(w, methods=["dp", "pipedream"], replicate=True, time_limit=10)
     assert [r.method for r in rows] == ["dp", "dp --replicate", "pipedream", "pipedream --replicate"]
+    # dp's optimum (and bound) is over contiguous placements only.
+    assert rows[0].bound_scope == "contiguous" and plan.bound_scope == "contiguous"
+    assert dnnplace.solve(w, method="milp", time_limit=5).bound_scope == "all"
     with pytest.raises(ValueError, match="--replicate applies to --objective throughput only"):
         dnnplace.solve(w, method="dp", objective="latency", replicate=True)
     # compare with diffmaxima runs (and lists) only the methods that score it.

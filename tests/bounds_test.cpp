@@ -437,6 +437,12 @@ TEST(LatencyBoundMethod, ReportsTheLatencyBoundBesideGreedysPlan) {
   EXPECT_DOUBLE_EQ(whole.objective, 3);
   EXPECT_DOUBLE_EQ(whole.lowerBound, 3);
   EXPECT_EQ(whole.status, SolveStatus::Optimal);
+  // greedy's plan meets the same bound: optimal too, as solve() calls every
+  // plan at its method's proven bound (it said feasible at gap 0).
+  const SolveOutcome greedy = solve(expensiveChain(), "greedy", options);
+  EXPECT_DOUBLE_EQ(greedy.objective, 3);
+  EXPECT_DOUBLE_EQ(greedy.lowerBound, 3);
+  EXPECT_EQ(greedy.status, SolveStatus::Optimal) << greedy.message;
   // Three accelerators by memory: the sends are forced, and the bound sees them.
   const SolveOutcome forced = solve(memoryForcedChain(), "bound", options);
   EXPECT_GT(forced.lowerBound, 3 + 10);

@@ -337,6 +337,11 @@ static SolveOutcome solveAndCheck(const Workload& workload, const std::string& n
   outcome.gap = outcome.objective > 0
                     ? std::max(0.0, (outcome.objective - outcome.lowerBound) / outcome.objective)
                     : 0.0;
+  // A plan that meets its method's proven bound is optimal (over the bound's
+  // placements), whatever method found it: greedy's latency plan at the
+  // split-path bound said feasible where milp said optimal.
+  if (outcome.status == SolveStatus::Feasible && outcome.lowerBound > 0 && outcome.gap <= 1e-9)
+    outcome.status = SolveStatus::Optimal;
   return outcome;
 }
 

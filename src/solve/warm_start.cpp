@@ -132,8 +132,11 @@ SolveOutcome solveMilpWarmStarted(const Workload& workload, const SolveOptions& 
     // The bound of the MILP without replicas does not hold with them: the
     // work bound with replication does.
     outcome.lowerBound = std::min(outcome.objective, baseline::replicatedWorkBound(workload));
-    outcome.status = outcome.objective <= outcome.lowerBound * (1 + 1e-9) ? SolveStatus::Optimal
-                                                                          : SolveStatus::Feasible;
+    // Optimal within --gap, as milp's own plans are.
+    outcome.status = outcome.objective - outcome.lowerBound <=
+                             options.relativeGap * outcome.objective + 1e-9
+                         ? SolveStatus::Optimal
+                         : SolveStatus::Feasible;
     if (contiguous.stop != StopReason::None && outcome.stop == StopReason::None)
       outcome.stop = contiguous.stop;
     outcome.message = how + "; lower bound: the work bound with replication" +

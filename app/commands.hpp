@@ -74,11 +74,13 @@ struct ImportOnnxArgs {
 
 struct ImportPipedreamArgs {
   std::string activations = "charged", out;
+  bool quiet = false;
   PipedreamImportOptions options;
 };
 
 struct ImportPiperArgs {
   std::string activations = "charged", out;
+  bool quiet = false;
   // Negative: not given, the file's figure.
   int accelerators = -1;
   double memory = -1, bandwidth = -1, samplesPerSync = -1;

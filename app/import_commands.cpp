@@ -82,6 +82,7 @@ int runImportPipedream(ImportPipedreamArgs& args) {
   if (!workload) return importFailed(importError);
   std::string error;
   if (!writeText(args.out, workloadToJson(*workload), &error)) return fail(error);
+  if (!args.quiet) std::cerr << importedWorkloadSummary("pipedream", *workload);
   return kOk;
 }
 
@@ -98,6 +99,7 @@ int runImportPiper(ImportPiperArgs& args) {
   if (!workload) return importFailed(importError);
   std::string error;
   if (!writeText(args.out, workloadToJson(*workload), &error)) return fail(error);
+  if (!args.quiet) std::cerr << importedWorkloadSummary("piper", *workload);
   return kOk;
 }
 

@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
                        "fuse the nodes of each layerId before solving");
     solveCmd->add_option("--report", solveArgs.report, "also write the plan's HTML report here");
     solveCmd->add_flag("--quiet", solveArgs.quiet, "no summary or progress on stderr");
-    solveCmd->add_flag("--verbose", solveArgs.verbose, "report the time of each phase");
+    solveCmd->add_flag("--verbose", solveArgs.verbose,
+                       "report the time of each phase (with --quiet: that line alone)");
   } else if (command == "evaluate") {
     evalCmd->add_option("workload", evalArgs.workload, "workload JSON file (- for standard input)")
         ->required();
@@ -245,6 +246,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"charged", "free"}))
         ->capture_default_str();
     pipedreamCmd->add_option("--out", pipedreamArgs.out, "write here instead of stdout");
+    pipedreamCmd->add_flag("--quiet", pipedreamArgs.quiet, "no summary on stderr");
 
     piperCmd->add_option("input", piperArgs.options.inputPath, "Piper input JSON")->required();
     piperCmd
@@ -276,6 +278,7 @@ int main(int argc, char** argv) {
                      "samples between two all-reduces (default: the file's mbsInBatch)")
         ->check(finiteNumber("a positive number", 0, 1e30, false));
     piperCmd->add_option("--out", piperArgs.out, "write here instead of stdout");
+    piperCmd->add_flag("--quiet", piperArgs.quiet, "no summary on stderr");
   }
 
   try {

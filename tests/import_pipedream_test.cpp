@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -186,7 +187,10 @@ TEST(ImportPipedream, CliImportsAndSolves) {
           "import pipedream '" + (shared / "profiles" / "pipedream" / name).string() +
           "' --bandwidth 1e10 --accelerators 4 --memory 16e9" + mode + " --out '" + out.string() + "'");
       ASSERT_EQ(result.exitCode, 0) << result.err;
-      EXPECT_EQ(result.err, "");
+      EXPECT_EQ(result.err.rfind("import pipedream: ", 0), 0u) << result.err;
+      EXPECT_NE(result.err.find("; 4 accelerators of 16.0 GB, 0 CPU cores"), std::string::npos)
+          << result.err;
+      EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
       std::string error;
       const auto w = loadWorkload(out.string(), &error);
       ASSERT_TRUE(w) << error;
@@ -216,6 +220,16 @@ TEST(ImportPipedream, ChargedActivationsCostTheTransfers) {
                              out.string() + "'");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NEAR(dpMaxLoad(out), 22.316 + 6.405 + 0.813 + 0.733 + 0.756 + 1.148 + 2 * 4.7775744, 1e-9);
+  // What it read, on stderr (--quiet: nothing), as import onnx says: the
+  // parameters are AlexNet's 61 M fp32 weights.
+  EXPECT_EQ(result.err,
+            "import pipedream: 44 nodes (22 forward, 22 backward), 44 edges, parameters 244.4 MB; "
+            "4 accelerators of 1000000.0 GB, 0 CPU cores, all-reduce at 10.0 GB/s\n");
+  const auto quiet =
+      runCli("import pipedream '" + (shared / "profiles/pipedream/alexnet.txt").string() +
+             "' --bandwidth 1e10 --accelerators 4 --memory 1e15 --quiet --out '" + out.string() + "'");
+  EXPECT_EQ(quiet.exitCode, 0);
+  EXPECT_EQ(quiet.err, "");
   std::filesystem::remove(out);
 }
 

@@ -197,8 +197,16 @@ TEST(ImportPiper, CliErrorsAndExitCodes) {
   // A cycle is found when the workload is built: exit 2 with one line naming the file.
   json input = smallInput();
   input["edges"].push_back({{"sourceId", 9}, {"destId", 7}, {"communicationCost", 0}});
-  auto path = writeTemp(input.dump(), ".json");
-  auto result = runCli("import piper '" + path.string() + "'");
+  auto path = writeTemp(smallInput().dump(), ".json");
+  // What it read, on stderr (--quiet: nothing).
+  auto result = runCli("import piper '" + path.string() + "' --out /dev/null");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.err.rfind("import piper: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(" nodes ("), std::string::npos) << result.err;
+  EXPECT_EQ(runCli("import piper '" + path.string() + "' --out /dev/null --quiet").err, "");
+  std::filesystem::remove(path);
+  path = writeTemp(input.dump(), ".json");
+  result = runCli("import piper '" + path.string() + "'");
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_NE(result.err.find(path.string()), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("cycle"), std::string::npos) << result.err;
@@ -293,7 +301,10 @@ TEST(ImportPiper, SharedInputsSolveWithReplication) {
       auto result = runCli("import piper '" + file.string() + "' --accelerators " + std::to_string(k) +
                            " --out '" + workload.string() + "'");
       ASSERT_EQ(result.exitCode, 0) << result.err;
-      EXPECT_EQ(result.err, "");
+      EXPECT_EQ(result.err.rfind("import piper: " + std::to_string(sums.nodes) + " nodes", 0), 0u)
+          << result.err;
+      EXPECT_NE(result.err.find("; " + std::to_string(k) + " accelerators of "), std::string::npos)
+          << result.err;
       std::string error;
       const auto w = loadWorkload(workload.string(), &error);
       ASSERT_TRUE(w) << error;

@@ -89,6 +89,10 @@ struct ImportSummary {
 std::string importSummaryText(const ImportSummary& summary, const Workload& workload,
                               const std::string& device);
 
+/// The summary `import pipedream` and `import piper` print on stderr: nodes
+/// (forward, backward), edges, parameter bytes, the machine.
+std::string importedWorkloadSummary(const std::string& importer, const Workload& workload);
+
 /// The catalog as a table, one line per device (for --help).
 std::string deviceCatalogText();
 

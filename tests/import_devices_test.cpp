@@ -255,6 +255,10 @@ TEST(DeviceSpecFile, EachFaultHasItsOwnLine) {
       {edited("1e14", "null"), acc, ": field 'peakFlops' must be a number, got null"},
       {edited("1e14", "0"), acc, ": field 'peakFlops' must be positive, got 0"},
       {edited("1e12", "-5"), acc, ": field 'memoryBandwidth' must be positive, got -5"},
+      // Finite but past what a workload holds once an operator's time is derived from it.
+      {edited("1e14", "1e-300"), acc, ": field 'peakFlops' must be at least 1 per second, got 1e-300"},
+      {edited("1e12", "0.5"), acc, ": field 'memoryBandwidth' must be at least 1 per second, got 0.5"},
+      {edited("1e-5", "1e300"), acc, ": field 'opOverhead' must be at most 1e27, got 1e+300"},
       {edited("1e10, \"link", "-1, \"link"), acc, ": field 'memory' must be positive, got -1"},
       {edited("\"memory\": 1e10", "\"memory\": [40e9]"), acc,
        ": field 'memory' must be a number, got an array"},

@@ -382,20 +382,30 @@ TEST(ImportPipedream, MalformedInputMessages) {
        "line 1: node1: missing field parameter_size"},
       {"node1 -- A -- forward_compute_time=-1.0, backward_compute_time=2.0, activation_size=8.0, "
        "parameter_size=4.0",
-       "line 1: node1: forward_compute_time must be a finite number >= 0, got '-1.0'"},
+       "line 1: node1: forward_compute_time must be a finite number from 0 to 1e27, got '-1.0'"},
       {"node1 -- A -- forward_compute_time=1.0, backward_compute_time=nan, activation_size=8.0, "
        "parameter_size=4.0",
-       "line 1: node1: backward_compute_time must be a finite number >= 0, got 'nan'"},
+       "line 1: node1: backward_compute_time must be a finite number from 0 to 1e27, got 'nan'"},
       {"node1 -- A -- forward_compute_time=1.0, backward_compute_time=2.0, activation_size=[8.0; "
        "inf], parameter_size=4.0",
-       "line 1: node1: activation_size must be a finite number >= 0 or a list [a; b; ...] of them, "
+       "line 1: node1: activation_size must be a finite number from 0 to 1e27 or a list [a; b; ...] of "
+       "them, "
        "got '[8.0; inf]'"},
       {"node1 -- A -- forward_compute_time=1.0, backward_compute_time=2.0, activation_size=8.0, "
        "parameter_size=1e999",
-       "line 1: node1: parameter_size must be a finite number >= 0, got '1e999'"},
+       "line 1: node1: parameter_size must be a finite number from 0 to 1e27, got '1e999'"},
       {"node1 -- A -- forward_compute_time=1.0, backward_compute_time=2.0, activation_size=8.0, "
        "parameter_size=",
-       "line 1: node1: parameter_size must be a finite number >= 0, got ''"},
+       "line 1: node1: parameter_size must be a finite number from 0 to 1e27, got ''"},
+      // Finite but past what the workload holds: named here, by line and field (the
+      // workload's own check named the node's cpuLatency).
+      {"node1 -- A -- forward_compute_time=1e300, backward_compute_time=2.0, activation_size=8.0, "
+       "parameter_size=4.0",
+       "line 1: node1: forward_compute_time must be a finite number from 0 to 1e27, got '1e300'"},
+      {"node1 -- A -- forward_compute_time=1.0, backward_compute_time=2.0, "
+       "activation_size=[9e26; 9e26], parameter_size=4.0",
+       "line 1: node1: activation_size must be a finite number from 0 to 1e27 or a list [a; b; "
+       "...] of them, got '[9e26; 9e26]'"},
       {"node1 -- A -- " + ok + ", colour=red",
        "line 1: node1: unknown field 'colour=red' (expected forward_compute_time, "
        "backward_compute_time, activation_size, parameter_size)"},
@@ -455,9 +465,10 @@ TEST(ImportPipedream, CliErrorsAndExitCodes) {
   result =
       runCli("import pipedream '" + bad.string() + "' --bandwidth 1e9 --accelerators 2 --memory 1e9");
   EXPECT_EQ(result.exitCode, 2);
-  EXPECT_EQ(result.err, "dnnplace: " + bad.string() +
-                            ": line 1: node1: forward_compute_time must be a finite number >= 0, "
-                            "got 'x'\n");
+  EXPECT_EQ(result.err,
+            "dnnplace: " + bad.string() +
+                ": line 1: node1: forward_compute_time must be a finite number from 0 to 1e27, "
+                "got 'x'\n");
   EXPECT_EQ(result.out, "");
 
   // A layer larger than an accelerator, with no CPU core to take it: infeasible (exit 3).

@@ -147,9 +147,10 @@ TEST(ImportPiper, MalformedInputMessages) {
       {[](json& j) { j.erase("maxDevices"); }, "top level: missing field maxDevices"},
       {[](json& j) { j["maxDevices"] = 2.5; },
        "top level: maxDevices must be an integer from 0 to 1048576, got 2.5"},
-      {[](json& j) { j["bandwidth"] = 0; }, "top level: bandwidth must be a finite number > 0, got 0"},
+      {[](json& j) { j["bandwidth"] = 0; },
+       "top level: bandwidth must be a finite number > 0 and at most 1e27, got 0"},
       {[](json& j) { j["maxMemoryPerDevice"] = -1; },
-       "top level: maxMemoryPerDevice must be a finite number >= 0, got -1"},
+       "top level: maxMemoryPerDevice must be a finite number >= 0 and at most 1e27, got -1"},
       {[](json& j) { j.erase("mbsInBatch"); }, "top level: missing field mbsInBatch"},
       {[](json& j) { j["mbsInBatch"] = 0; },
        "top level: mbsInBatch must be an integer from 1 to 1099511627776, got 0"},
@@ -164,18 +165,23 @@ TEST(ImportPiper, MalformedInputMessages) {
       {[](json& j) { j["nodes"][1]["TMPCs"]["1"] = json::array(); },
        "node 8: TMPCs has no configuration for tensor-parallel degree 1 (TMPCs[\"1\"]: [])"},
       {[](json& j) { j["nodes"][1]["TMPCs"]["1"][1]["timePerSample"] = -0.5; },
-       "node 8: TMPCs[\"1\"][1] 'activation recomp': timePerSample must be a finite number >= 0, "
+       "node 8: TMPCs[\"1\"][1] 'activation recomp': timePerSample must be a finite number >= 0 and at "
+       "most 1e27, "
        "got -0.5"},
       {[](json& j) { j["nodes"][0]["TMPCs"]["1"][0].erase("memoryUsageA"); },
        "node 7: TMPCs[\"1\"][0] 'vanilla': missing field memoryUsageA"},
       {[](json& j) { j["nodes"][0]["TMPCs"]["1"][0]["parameterSize"] = "big"; },
-       "node 7: TMPCs[\"1\"][0] 'vanilla': parameterSize must be a finite number >= 0, got \"big\""},
+       "node 7: TMPCs[\"1\"][0] 'vanilla': parameterSize must be a finite number >= 0 and at most "
+       "1e27, got \"big\""},
       {[](json& j) { j["nodes"][1]["TMPCs"]["1"][1]["id"] = "vanilla"; },
        "node 8: TMPCs[\"1\"][1]: id 'vanilla' given twice"},
       {[](json& j) { j["edges"][1]["destId"] = 42; }, "edges[1]: destId 42 is no node"},
       {[](json& j) { j["edges"][0]["sourceId"] = 41; }, "edges[0]: sourceId 41 is no node"},
+      {[](json& j) { j["nodes"][1]["TMPCs"]["1"][0]["timePerSample"] = 1e300; },
+       "node 8: TMPCs[\"1\"][0] 'vanilla': timePerSample must be a finite number >= 0 and at most "
+       "1e27, got 1e+300"},
       {[](json& j) { j["edges"][2]["communicationCost"] = -1; },
-       "edges[2]: communicationCost must be a finite number >= 0, got -1"},
+       "edges[2]: communicationCost must be a finite number >= 0 and at most 1e27, got -1"},
       {[](json& j) { j["edges"].push_back(j["edges"][0]); }, "edges[3]: edge 7 -> 8 given twice"},
   };
   for (const Case& c : cases) {

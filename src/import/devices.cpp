@@ -85,8 +85,15 @@ std::string fieldFault(const std::string& where, std::string_view field, const s
 }
 
 /// A figure of the spec: a finite number, positive or (opOverhead) >= 0.
+/// Rates (FLOP/s, bytes/s) below this would make an operator's time
+/// overflow the workload's figures; no device is that slow.
+constexpr double kSlowestRate = 1;
+/// Every figure: far above any device, and below the workload's cap of 1e30
+/// once scaled (ms, sums over operators).
+constexpr double kLargestFigure = 1e27;
+
 bool readFigure(const DeviceFields& entry, const char* name, bool zeroAllowed, double* out,
-                const std::string& where, std::string* error) {
+                const std::string& where, std::string* error, double atLeast = 0) {
   const auto it = entry.fields.find(name);
   if (it == entry.fields.end()) {
     *error = fieldFault(where, name, "is missing");
@@ -107,6 +114,15 @@ bool readFigure(const DeviceFields& entry, const char* name, bool zeroAllowed, d
   }
   if (zeroAllowed ? x < 0 : x <= 0) {
     *error = fieldFault(where, name, (zeroAllowed ? "must be >= 0" : "must be positive") + got);
+    return false;
+  }
+  if (x < atLeast) {
+    *error =
+        fieldFault(where, name, "must be at least " + formatShortest(atLeast) + " per second" + got);
+    return false;
+  }
+  if (x > kLargestFigure) {
+    *error = fieldFault(where, name, "must be at most 1e27" + got);
     return false;
   }
   *out = x;
@@ -158,12 +174,12 @@ bool readSpec(const DeviceFields& entry, DeviceKind kind, const std::string& whe
   if (!readText(entry, "name", &spec->name, where, error) ||
       !readText(entry, "source", &spec->source, where, error) ||
       !readText(entry, "model", &spec->model, where, error) ||
-      !readFigure(entry, "peakFlops", false, &spec->peakFlops, where, error) ||
-      !readFigure(entry, "memoryBandwidth", false, &spec->memoryBandwidth, where, error))
+      !readFigure(entry, "peakFlops", false, &spec->peakFlops, where, error, kSlowestRate) ||
+      !readFigure(entry, "memoryBandwidth", false, &spec->memoryBandwidth, where, error, kSlowestRate))
     return false;
   if (kind == DeviceKind::Accelerator &&
       (!readFigure(entry, "memory", false, &spec->memory, where, error) ||
-       !readFigure(entry, "linkBandwidth", false, &spec->linkBandwidth, where, error) ||
+       !readFigure(entry, "linkBandwidth", false, &spec->linkBandwidth, where, error, kSlowestRate) ||
        (entry.fields.contains("syncBandwidth") &&
         !readFigure(entry, "syncBandwidth", false, &spec->syncBandwidth, where, error))))
     return false;

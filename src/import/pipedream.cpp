@@ -129,14 +129,17 @@ class ProfileParser {
   bool parseAmount(int line, const std::string& node, std::string_view field, std::string_view text,
                    bool list, double* value) {
     auto bad = [&] {
-      fail(line, node + ": " + std::string(field) + " must be a finite number >= 0" +
+      fail(line, node + ": " + std::string(field) + " must be a finite number from 0 to 1e27" +
                      (list ? " or a list [a; b; ...] of them" : "") + ", got " + quoted(text));
       return false;
     };
     auto one = [&](std::string_view item, double* out) {
       const char* end = item.data() + item.size();
       const auto result = std::from_chars(item.data(), end, *out);
-      return result.ec == std::errc() && result.ptr == end && std::isfinite(*out) && *out >= 0;
+      // At most 1e27: what the workload derives from it (4 x parameters +
+      // activation, bytes over the bandwidth) stays below its cap of 1e30.
+      return result.ec == std::errc() && result.ptr == end && std::isfinite(*out) && *out >= 0 &&
+             *out <= 1e27;
     };
     if (!list || text.empty() || text.front() != '[') return one(text, value) ? true : bad();
     if (text.back() != ']') return bad();
@@ -150,7 +153,7 @@ class ProfileParser {
       if (semicolon == std::string_view::npos) break;
       items.remove_prefix(semicolon + 1);
     }
-    if (!std::isfinite(*value)) return bad();
+    if (!(*value <= 1e27)) return bad();
     return true;
   }
 

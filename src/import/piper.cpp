@@ -45,10 +45,12 @@ class PiperReader {
               double* value) {
     const auto it = object.find(field);
     if (it == object.end()) return fail(where + ": missing field " + field);
+    // At most 1e27: what the workload derives from it (sums, ms, bytes over
+    // a bandwidth) stays below its cap of 1e30, far above any real figure.
     if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0 ||
-        (positive && it->get<double>() == 0))
+        (positive && it->get<double>() == 0) || it->get<double>() > 1e27)
       return fail(where + ": " + field + " must be a finite number " + (positive ? "> 0" : ">= 0") +
-                  ", got " + printable(it->dump(), 40));
+                  " and at most 1e27, got " + printable(it->dump(), 40));
     *value = it->get<double>();
     return true;
   }

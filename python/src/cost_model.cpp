@@ -4,6 +4,8 @@
 // and, in training, backward twins.
 
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include <pybind11/stl.h>
 
@@ -18,6 +20,12 @@ namespace dnnplace::python {
 namespace {
 
 [[noreturn]] void invalid(const std::string& message) { throw py::value_error(message); }
+
+std::string shown(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
 
 DeviceSpec spec(const std::string& name, DeviceKind kind, const char* what) {
   std::string error;
@@ -84,6 +92,11 @@ void bindCostModel(py::module_& m) {
   m.def(
       "operator_latency_ms",
       [](double flops, double bytes, const std::string& device, const std::string& kind) {
+        if (!(std::isfinite(flops) && flops >= 0 && std::isfinite(bytes) && bytes >= 0))
+          invalid("operator_latency_ms: flops and bytes must be finite numbers >= 0, got " +
+                  shown(flops) + " and " + shown(bytes));
+        if (kind != "accelerator" && kind != "cpu")
+          invalid("operator_latency_ms: kind must be 'accelerator' or 'cpu'");
         const DeviceKind k = kind == "cpu" ? DeviceKind::Cpu : DeviceKind::Accelerator;
         return operatorLatencyMs(flops, bytes, spec(device, k, "operator_latency_ms"));
       },
@@ -92,6 +105,8 @@ void bindCostModel(py::module_& m) {
   m.def(
       "transfer_ms",
       [](double bytes, const std::string& device) {
+        if (!(std::isfinite(bytes) && bytes >= 0))
+          invalid("transfer_ms: bytes must be a finite number >= 0, got " + shown(bytes));
         return transferMs(bytes, spec(device, DeviceKind::Accelerator, "transfer_ms"));
       },
       py::arg("bytes"), py::arg("device") = "a100",

@@ -473,6 +473,11 @@ Workload importOnnxPy(const py::object& path, const std::string& device, int acc
   options.accelerators = accelerators;
   options.cpus = cpus;
   options.training = training;
+  for (const auto& [name, value] : dims)
+    if (name.empty() || value <= 0)
+      invalid(
+          "import_onnx: dims maps a symbolic dimension's name to a positive integer, got " +
+          (name.empty() ? std::string("an empty name") : "'" + name + "': " + std::to_string(value)));
   options.dims.assign(dims.begin(), dims.end());
   if (granularity != "operator" && granularity != "layer")
     invalid("import_onnx: granularity must be 'operator' or 'layer'");

@@ -197,6 +197,16 @@ def test_import_onnx_and_replicated_stages_as_the_cli():
         dnnplace.import_onnx(model, device="a100", dims={"batch": 32}, sync_bandwidth=1e-28)
     with pytest.raises(ValueError, match="samples_per_sync must be a number >= 1"):
         dnnplace.import_onnx(model, device="a100", dims={"batch": 32}, samples_per_sync=0.5)
+    # What the CLI refuses, the module refuses, with the same kind of line.
+    with pytest.raises(ValueError, match="dims maps a symbolic dimension's name to a positive "
+                                         "integer, got 'batch': -1"):
+        dnnplace.import_onnx(model, device="a100", dims={"batch": -1})
+    with pytest.raises(ValueError, match="flops and bytes must be finite numbers >= 0, got -1"):
+        dnnplace.operator_latency_ms(-1, 1e9, "a100")
+    with pytest.raises(ValueError, match="kind must be 'accelerator' or 'cpu'"):
+        dnnplace.operator_latency_ms(1, 1, "a100", kind="gpu")
+    with pytest.raises(ValueError, match="bytes must be a finite number >= 0, got nan"):
+        dnnplace.transfer_ms(float("nan"), "a100")
     # README: on four A100s ResNet-50 trains fastest as plain data parallelism.
     plan = dnnplace.solve(w, method="dp", replicate=True)
     assert plan.status == "optimal" and plan.objective == pytest.approx(4.325823564881522, rel=1e-12)

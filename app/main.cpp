@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
                            ->capture_default_str();
     given.gap =
         solveCmd->add_option("--gap", solveArgs.options.relativeGap, "milp: relative gap to stop at")
-            ->check(finiteNumber("a gap between 0 and 1", 0, 1, true))
+            ->check(finiteNumber("a relative gap >= 0", 0, 1, true))
             ->capture_default_str();
     solveCmd->add_option("--plan", solveArgs.plan, "expert: the split to evaluate")
         ->check(CLI::ExistingFile);

@@ -191,7 +191,7 @@ if only in ("", "results"):
     out += ["", "## Latency: single sample (ms), q = 1", "",
             "`greedy` is the reference's Appendix F greedy with our documented topological order "
             "(ready blocks by first node in input order); the reference's figure comes from its own order. "
-            "`dp` reports the latency of the max-load-optimal DP plan (where the DP stops at the time limit, as on InceptionV3 with 12 accelerators and 8 CPU cores, of the best contiguous plan found so far; the plan message says which). The reference's latency MILP needs "
+            "`dp` reports the latency of the max-load-optimal DP plan (where the DP stops at the time limit, as on InceptionV3 with 12 accelerators and 8 CPU cores, of the best contiguous plan found so far; the plan message says which). Many contiguous plans share the optimal max-load and their latencies differ widely; which one the DP returns can change with its search order between versions (OperatorGraphs/bert_l-3_inference: 546.507 at e8fd796, 1017.566 now, the reference's 414.441), so this column is a baseline, not a target: `greedy` and `milp` plan for latency. The reference's latency MILP needs "
             "Gurobi and was not run, so `milp` has no reference figure. Expert splits are evaluated as "
             "given; they exceed accelerator memory on most latency workloads (then the evaluator rejects them).",
             "",
@@ -223,8 +223,13 @@ if only in ("", "results"):
         out.append("| " + short(key) + " | " + " | ".join(
             num(rows[m].get("seconds"), 2) if m in rows else EM for m in lat_methods + ["expert"]) + " |")
     os.makedirs(os.path.join(repo, "docs"), exist_ok=True)
-    with open(os.path.join(repo, "docs", "results.md"), "w") as f:
-        f.write("\n".join(out) + "\n")
+    # The sections other scripts write (bench/run_replication.sh's, between
+    # their <!-- NAME:begin --> and <!-- NAME:end --> marks) are kept.
+    path = os.path.join(repo, "docs", "results.md")
+    old = open(path).read() if os.path.exists(path) else ""
+    kept = old[old.find("<!-- replication:begin -->"):] if "<!-- replication:begin -->" in old else ""
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n" + ("\n" + kept if kept else ""))
     log("wrote docs/results.md")
 
 # ------------------------------------------------- local-search bar section

@@ -402,6 +402,18 @@ TEST(ThroughputBound, WorkBoundSplitsWorkBetweenAcceleratorsAndCores) {
   const objective::ClassTotals totals(*w);
   EXPECT_NEAR(bounds::workBound(*w, totals), 16.0 / 3, 1e-9);
   EXPECT_DOUBLE_EQ(objective::throughputLowerBound(*w, totals), 4);
+  // The same with a byte each and room for two on the accelerator: memory
+  // sends two to the core, 8 (the optimum), where time alone said 16/3.
+  std::vector<Node> sized = fourNodes(2, 4);
+  for (Node& n : sized) n.size = 1;
+  machine.maxSizePerFpga = 2;
+  const auto tight = buildWorkload("independent, two fit", machine, sized, {}, &error);
+  ASSERT_TRUE(tight) << error;
+  const objective::ClassTotals tightTotals(*tight);
+  EXPECT_NEAR(bounds::workBound(*tight, tightTotals), 8, 1e-9);
+  const SolveOutcome optimum = solve(*tight, "milp", SolveOptions{});
+  EXPECT_EQ(optimum.status, SolveStatus::Optimal) << optimum.message;
+  EXPECT_NEAR(optimum.objective, 8, 1e-9);
 }
 
 /// The chain above with each node filling an accelerator: memory forces

@@ -432,6 +432,15 @@ TEST(Cli, InfoReportsGraphStatistics) {
   EXPECT_NE(result.out.find("nodes:                    2 (2 forward, 0 backward)"), std::string::npos);
   EXPECT_NE(result.out.find("edges:                    1"), std::string::npos);
   EXPECT_NE(result.out.find("max-load lower bound:     2\n"), std::string::npos) << result.out;
+  // The work bound the methods report, which sees that whole nodes pack:
+  // three of 10 on two accelerators put two on one (20), not 30 / 2.
+  auto three = writeTemp(R"({"maxSizePerFPGA": 100, "maxFPGAs": 2, "maxCPUs": 0, "nodes": [
+    {"id": 1, "supportedOnFpga": 1, "isBackwardNode": 0, "cpuLatency": 100, "fpgaLatency": 10, "size": 1},
+    {"id": 2, "supportedOnFpga": 1, "isBackwardNode": 0, "cpuLatency": 100, "fpgaLatency": 10, "size": 1},
+    {"id": 3, "supportedOnFpga": 1, "isBackwardNode": 0, "cpuLatency": 100, "fpgaLatency": 10, "size": 1}], "edges": []})");
+  result = runCli("info " + three.string());
+  EXPECT_NE(result.out.find("max-load lower bound:     20\n"), std::string::npos) << result.out;
+  std::filesystem::remove(three);
 }
 
 // Without --memory-limit the DP stops at half the machine's memory: a graph

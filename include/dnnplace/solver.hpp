@@ -265,8 +265,9 @@ Evaluation evaluatePlan(const Workload& workload, const PlanFile& plan, const Ev
 std::optional<Evaluation> evaluatePlanFile(const Workload& workload, const std::string& path,
                                            const EvaluateOptions& options, std::string* error);
 
-/// A bound on the optimal max-load valid for every placement (docs/model.md §3):
-/// each class must go somewhere, and the total work spreads over k + ℓ devices.
+/// A bound on the optimal max-load valid for every placement (docs/model.md §3
+/// and the work bound of docs/bounds.md §1): each class must go somewhere,
+/// the total work spreads over k + ℓ devices, and whole classes pack.
 double trivialThroughputLowerBound(const Workload& workload);
 
 /// The same for placements with replicated stages (docs/model.md §9), which

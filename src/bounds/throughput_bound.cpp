@@ -41,23 +41,46 @@ constexpr double kBytesPerPair = 96;
 /// its least boundary), so that it holds at most T − tax of work;
 /// `totalTax`: what all of them pay together (bound 1b passes at least k · tax).
 bool workFits(const Workload& w, const objective::ClassTotals& totals, const std::vector<int>& byRatio,
-              double T, double tax = 0, double totalTax = 0) {
+              const std::vector<int>& byBytes, double T, double tax = 0, double totalTax = 0) {
   const Machine& m = w.machine;
-  double accelerator = 0, cpu = 0;
+  double accelerator = 0, cpu = 0, pinnedBytes = 0;
   std::vector<int> flexible;
+  std::vector<char> isFlexible(totals.size.size(), 0);
   std::vector<double> pinned;    // latencies of the classes only an accelerator can take
   const double room0 = T - tax;  // an accelerator's room for work
   for (int c : byRatio) {
     const bool onAccelerator = totals.fitsAccelerator(c, m) && totals.acceleratorLatency[c] <= room0;
     const bool onCpu = m.maxCpus > 0 && totals.cpuLatency[c] <= T;
     if (!onAccelerator && !onCpu) return false;
-    if (onAccelerator && onCpu)
+    if (onAccelerator && onCpu) {
       flexible.push_back(c);
-    else if (onAccelerator) {
+      isFlexible[c] = 1;
+    } else if (onAccelerator) {
       accelerator += totals.acceleratorLatency[c];
       pinned.push_back(totals.acceleratorLatency[c]);
-    } else
+      pinnedBytes += totals.size[c];
+    } else {
       cpu += totals.cpuLatency[c];
+    }
+  }
+  // Memory: the accelerators hold at most k · maxSizePerFPGA bytes, the
+  // pinned classes and some flexible ones; the cores run the rest. With
+  // memory alone binding, the least CPU time left is a fractional knapsack
+  // (most CPU time per byte kept on the accelerators): a second bound on
+  // the cores' work beside the time's below. (On the latency workloads
+  // memory sends most of the work to the cores.)
+  if (m.maxCpus > 0 || pinnedBytes > 0) {
+    double bytesRoom = m.maxFpgas * m.maxSizePerFpga * (1 + 1e-12) - pinnedBytes;
+    if (bytesRoom < 0) return false;
+    double cpuByMemory = cpu;
+    for (int c : byBytes) {
+      if (!isFlexible[c]) continue;
+      const double bytes = totals.size[c];
+      const double take = bytes <= bytesRoom ? 1.0 : bytesRoom / bytes;
+      bytesRoom -= take * bytes;
+      cpuByMemory += (1 - take) * totals.cpuLatency[c];
+    }
+    if (cpuByMemory > m.maxCpus * T) return false;
   }
   double room = m.maxFpgas * T - totalTax - accelerator;
   if (room < 0) return false;
@@ -88,6 +111,19 @@ std::vector<int> classesByRatio(const objective::ClassTotals& totals, int classe
   };
   std::stable_sort(byRatio.begin(), byRatio.end(), [&](int a, int b) { return saved(a) > saved(b); });
   return byRatio;
+}
+
+/// The classes, most CPU time per byte first (workFits' memory knapsack).
+std::vector<int> classesByBytes(const objective::ClassTotals& totals, int classes) {
+  std::vector<int> byBytes(classes);
+  std::iota(byBytes.begin(), byBytes.end(), 0);
+  auto perByte = [&](int c) {
+    const double bytes = totals.size[c];
+    return bytes > 0 ? totals.cpuLatency[c] / bytes : kInf;
+  };
+  std::stable_sort(byBytes.begin(), byBytes.end(),
+                   [&](int a, int b) { return perByte(a) > perByte(b); });
+  return byBytes;
 }
 
 /// The classes renumbered in a topological order (by their first node), with
@@ -227,6 +263,7 @@ class BoundaryBound {
   BoundaryBound(const Workload& w, const objective::ClassTotals& totals, const ClassGraph& cg)
       : w_(w), totals_(totals), cg_(cg), scale_(cg), network_(2 + cg.size) {
     byRatio_ = classesByRatio(totals, w.graph().numClasses);
+    byBytes_ = classesByBytes(totals, w.graph().numClasses);
     addHyperedges(cg, scale_.big, &network_);
     heavy_.resize(cg.size);
     std::iota(heavy_.begin(), heavy_.end(), 0);
@@ -337,7 +374,7 @@ class BoundaryBound {
     if (!(total > 0)) return false;
     *cut = each;
     *totalCut = total;
-    return !workFits(w_, totals_, byRatio_, T, each, total);
+    return !workFits(w_, totals_, byRatio_, byBytes_, T, each, total);
   }
 
   /// λ(s, t): the least cut of a class set holding s and not t (cached;
@@ -360,7 +397,7 @@ class BoundaryBound {
   const ClassGraph& cg_;
   Scale scale_;
   MaxFlow network_;
-  std::vector<int> byRatio_, heavy_;
+  std::vector<int> byRatio_, byBytes_, heavy_;
   std::map<std::pair<int, int>, double> cache_;
 };
 
@@ -715,16 +752,17 @@ double workBound(const Workload& w, const objective::ClassTotals& totals) {
   const int classes = w.graph().numClasses;
   if (classes == 0 || w.machine.maxFpgas + w.machine.maxCpus == 0) return 0;
   const std::vector<int> byRatio = classesByRatio(totals, classes);
+  const std::vector<int> byBytes = classesByBytes(totals, classes);
   double hi = 0;
   for (int c = 0; c < classes; ++c)
     hi += std::max(totals.fitsAccelerator(c, w.machine) ? totals.acceleratorLatency[c] : 0.0,
                    w.machine.maxCpus > 0 ? totals.cpuLatency[c] : 0.0);
   const double trivial = objective::throughputLowerBound(w, totals);
-  if (!workFits(w, totals, byRatio, hi)) return trivial;  // some class fits nowhere
+  if (!workFits(w, totals, byRatio, byBytes, hi)) return trivial;  // some class fits nowhere
   double lo = 0;  // invariant: nothing fits at lo (or lo = 0), everything at hi
   for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (workFits(w, totals, byRatio, mid) ? hi : lo) = mid;
+    (workFits(w, totals, byRatio, byBytes, mid) ? hi : lo) = mid;
   }
   return std::max(trivial, lo);
 }

@@ -6,7 +6,9 @@
 /// 1. Work: each class runs whole on an accelerator (its accelerator latency)
 ///    or a CPU core (its CPU latency), the largest class is at least that
 ///    alone, and the accelerators (kT) and cores (ℓT) together absorb all
-///    the work, the cheapest way round (a fractional knapsack); and whole
+///    the work, the cheapest way round (a fractional knapsack), and what
+///    the accelerators' memory (k · maxSizePerFPGA) leaves to the cores (a
+///    second knapsack, most CPU time per byte kept); and whole
 ///    classes pack: an accelerator holds at most j classes of latency above
 ///    T / (j + 1), counted over the classes no CPU core can take.
 /// 1b. Work with boundaries: when the accelerators must hold nearly all the

@@ -71,12 +71,14 @@
 #include <string>
 #include <vector>
 
+#include "bounds/throughput_bound.hpp"
 #include "dp/chain.hpp"
 #include "dp/device_states.hpp"
 #include "dp/exact_sums.hpp"
 #include "dp/ideal_lattice.hpp"
 #include "dp/messages.hpp"
 #include "dp/seeds.hpp"
+#include "objective/class_totals.hpp"
 #include "preprocess/contraction.hpp"
 
 namespace dnnplace {
@@ -403,8 +405,11 @@ SolveOutcome solveDp(const Workload& workload, const SolveOptions& options) {
 
   // Enumerate the lattice (unless the small one is it), the DP below the
   // seed, backtrack its chain.
+  // Known before any work (bounds.md §1), so that a run the limit stops
+  // still reports it (the chain bounds of chain.cpp are weaker on some graphs).
+  const double workLowerBound = bounds::workBound(workload, objective::ClassTotals(workload));
   const ChainResult chain =
-      solveChain(workload, graph, options, deadline, seedCut, 0, small.reusable());
+      solveChain(workload, graph, options, deadline, seedCut, workLowerBound, small.reusable());
   phases.add("enumerate", chain.enumerateSeconds);
   phases.add("dp", chain.dpSeconds);
   phases.add("backtrack", chain.backtrackSeconds);

@@ -14,6 +14,7 @@
 #include "baselines/replicas.hpp"
 #include "baselines/scotch.hpp"
 #include "baselines/single.hpp"
+#include "bounds/throughput_bound.hpp"
 #include "dp/dp.hpp"
 #include "objective/class_totals.hpp"
 #include "preprocess/layers.hpp"
@@ -425,7 +426,9 @@ SolveOutcome solve(const Workload& workload, const std::string& name, const Solv
 }
 
 double trivialThroughputLowerBound(const Workload& workload) {
-  return objective::throughputLowerBound(workload, objective::ClassTotals(workload));
+  // Bound 1 of bounds.md (cheap: a sort of the classes): at least §3's, and
+  // what solve's methods report, so that info and render agree with them.
+  return bounds::workBound(workload, objective::ClassTotals(workload));
 }
 
 double replicatedThroughputLowerBound(const Workload& workload) {

@@ -276,8 +276,10 @@ TEST(ThroughputBound, CountingStaysBelowTheOptimumWhenItsSearchIsCutShort) {
     // Above the optimum: a least load the search overstates is capped at
     // this, and so could show.
     const double upper = 2 * optimum.maxLoad + 1;
-    const bounds::ThroughputBound full = bounds::throughputBound(w, totals, upper, kNoDeadline, nullptr, false);
+    const bounds::ThroughputBound full =
+        bounds::throughputBound(w, totals, upper, kNoDeadline, nullptr, false);
     ASSERT_FALSE(full.stopped) << "case " << i;
+    ASSERT_EQ(full.countingExhausted, 0) << "case " << i << ": the shipped budget on 7 classes";
     for (const long long nodes : {1LL, 3LL}) {
       bounds::CountingLimits limits;
       limits.nodes = nodes;
@@ -287,7 +289,7 @@ TEST(ThroughputBound, CountingStaysBelowTheOptimumWhenItsSearchIsCutShort) {
           << "case " << i << ", " << nodes << " nodes: " << small.describe();
       ASSERT_LE(small.value(), optimum.maxLoad * (1 + 1e-9) + 1e-9) << "case " << i;
       ASSERT_FALSE(small.stopped) << "case " << i << ": a node budget is not a time limit";
-      overBudget += full.countingCuts > nodes;
+      overBudget += small.countingExhausted > 0;
     }
     if (full.countingCuts == 0) continue;
     for (const long long after : {0LL, full.countingCuts / 2, full.countingCuts - 1}) {

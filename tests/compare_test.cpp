@@ -256,7 +256,9 @@ TEST(Compare, AMethodListIsCheckedAgainstTheRegistry) {
   EXPECT_FALSE(methodsToCompare("dp,milp,dp", Objective::Throughput, &error));
   EXPECT_EQ(error, "method 'dp' is listed twice");
   EXPECT_FALSE(methodsToCompare("dp,", Objective::Throughput, &error));
-  EXPECT_EQ(error, "--methods 'dp,' ends with an empty method name (expected e.g. dp,milp)");
+  EXPECT_EQ(error, "--methods 'dp,' has an empty method name (expected e.g. dp,milp)");
+  EXPECT_FALSE(methodsToCompare("dp,,milp", Objective::Throughput, &error));
+  EXPECT_EQ(error, "--methods 'dp,,milp' has an empty method name (expected e.g. dp,milp)");
   // Every method the registry says supports diffmaxima runs it.
   GeneratorOptions generator;
   generator.training = true;

@@ -511,7 +511,8 @@ TEST(Contraction, TheDpsGridsAreExactAndSurviveRenumbering) {
     for (double x : terms) running -= x;
     EXPECT_EQ(running, 0) << w.name;
 
-    const ContractedGraph renumbered = renumberContracted(snapped, ContractionOptions::Order::DepthFirst);
+    const ContractedGraph renumbered =
+        renumberContracted(snapped, ContractionOptions::Order::DepthFirst);
     EXPECT_EQ(renumbered.dpMemoryBound, snapped.dpMemoryBound);
     EXPECT_EQ(renumbered.hyperWeight, snapped.hyperWeight);
     for (int s = 0; s < snapped.numSuperNodes; ++s) {

@@ -404,8 +404,7 @@ TEST(ImportPipedream, MalformedInputMessages) {
        "line 1: node1: forward_compute_time must be a finite number from 0 to 1e27, got '1e300'"},
       {"node1 -- A -- forward_compute_time=1.0, backward_compute_time=2.0, "
        "activation_size=[9e26; 9e26], parameter_size=4.0",
-       "line 1: node1: activation_size must be a finite number from 0 to 1e27 or a list [a; b; "
-       "...] of them, got '[9e26; 9e26]'"},
+       "line 1: node1: activation_size sums to more than 1e27, got '[9e26; 9e26]'"},
       {"node1 -- A -- " + ok + ", colour=red",
        "line 1: node1: unknown field 'colour=red' (expected forward_compute_time, "
        "backward_compute_time, activation_size, parameter_size)"},

@@ -128,9 +128,9 @@ TEST(MilpLimits, AMemoryLimitShrinksTheLatencyModel) {
   ASSERT_GT(full.bytes(), 1e9);
   const std::filesystem::path path = testing::writeTemp(workloadToJson(w));
   constexpr long kLimit = 100'000'000;
-  const testing::MeasuredRun run =
-      testing::runCliMeasured({"solve", "--method", "milp", "--objective", "latency", "--q", "64",
-                      "--time-limit", "3", "--memory-limit", std::to_string(kLimit), path.string()});
+  const testing::MeasuredRun run = testing::runCliMeasured(
+      {"solve", "--method", "milp", "--objective", "latency", "--q", "64", "--time-limit", "3",
+       "--memory-limit", std::to_string(kLimit), path.string()});
   std::filesystem::remove(path);
   EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_NE(run.err.find("would pass the memory limit"), std::string::npos) << run.err;

@@ -4,10 +4,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -71,7 +71,7 @@ MeasuredRun runCliMeasured(const std::vector<std::string>& arguments) {
   // is started by a small program instead.
   const auto errPath = tempPath(".err");
   const auto timePath = tempPath(".time");
-  std::vector<std::string> words = {"/usr/bin/time", "-f", "%M", "-o", timePath.string(),
+  std::vector<std::string> words = {"/usr/bin/time",  "-f", "%M", "-o", timePath.string(),
                                     DNNPLACE_CLI_PATH};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;

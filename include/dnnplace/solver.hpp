@@ -48,9 +48,10 @@ const char* callStatusName(CallStatus status);  ///< "ok", "invalid_input", "err
 const char* statusName(SolveStatus status);     ///< "optimal", "feasible", "infeasible", "no_solution"
 const char* stopReasonName(StopReason reason);  ///< "none", "time_limit", "ideal_limit", ...
 
-/// The placements a method's lower bound and "optimal" are over: dp's over
-/// contiguous ones (docs/model.md §4), milp --contiguity convex's over
-/// convex ones, every other bound over every placement.
+/// The placements a method's lower bound and "optimal" are over: those of
+/// the methods of contiguous plans (dp, dp-linear, pipedream, with or
+/// without --replicate) over contiguous ones (docs/model.md §4), milp
+/// --contiguity convex's over convex ones, every other bound over every placement.
 enum class BoundScope { Every, Convex, Contiguous };
 const char* boundScopeName(BoundScope scope);  ///< "all", "convex", "contiguous"
 

@@ -67,8 +67,7 @@ bool workFits(const Workload& w, const objective::ClassTotals& totals, const std
   // pinned classes and some flexible ones; the cores run the rest. With
   // memory alone binding, the least CPU time left is a fractional knapsack
   // (most CPU time per byte kept on the accelerators): a second bound on
-  // the cores' work beside the time's below. (On the latency workloads
-  // memory sends most of the work to the cores.)
+  // the cores' work beside the time's below.
   if (m.maxCpus > 0 || pinnedBytes > 0) {
     double bytesRoom = m.maxFpgas * m.maxSizePerFpga * (1 + 1e-12) - pinnedBytes;
     if (bytesRoom < 0) return false;
@@ -469,6 +468,8 @@ class CountingBound {
 
   /// The minimum cuts taken (every branch and bound so far).
   long long cuts() const { return cuts_; }
+  /// The branch and bounds that ran out of their node budget (their L_j unknown).
+  int exhausted() const { return exhausted_; }
 
  private:
   static constexpr std::size_t kThresholds = 48;
@@ -571,7 +572,10 @@ class CountingBound {
     const double value = start.augment(0, 1, scale_.epsilon);
     extend(start, value, 0, 0);
     if (stopped) return std::nullopt;
-    if (exhausted) return -1.0;
+    if (exhausted) {
+      ++exhausted_;
+      return -1.0;
+    }
     return best;
   }
 
@@ -601,6 +605,7 @@ class CountingBound {
   std::vector<int> sourceArc_;
   std::vector<double> thresholds_;
   long long cuts_ = 0;
+  int exhausted_ = 0;
 };
 
 /// load[r][c − r]: the least accelerator load of a block that holds the
@@ -812,6 +817,7 @@ ThroughputBound throughputBound(const Workload& w, const objective::ClassTotals&
     const double proven = counting.run(lo, hi, until, interrupt, &result.countingClasses, &stopped);
     if (proven > lo) result.counting = lo = proven;
     result.countingCuts = counting.cuts();
+    result.countingExhausted = counting.exhausted();
     // Its own share ran out: what it proved holds, and the LP still runs.
     result.countingStopped = stopped;
     result.stopped = result.stopped || stopped;

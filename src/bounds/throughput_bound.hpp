@@ -63,6 +63,7 @@ struct ThroughputBound {
   int milpProbes = 0;           ///< values of T the MILP was run for
   int pairsRuledOut = 0;        ///< (representative, class) pairs the minimum cuts excluded
   long long countingCuts = 0;   ///< bound 1c: the minimum cuts its branch and bounds took
+  int countingExhausted = 0;    ///< bound 1c: branch and bounds that ran out of their node budget
   bool countingStopped =
       false;  ///< the deadline (its half of the time left) or the interrupt cut bound 1c short
   bool lpStopped = false;  ///< the deadline or the interrupt cut bound 1b, 2 or 3 short

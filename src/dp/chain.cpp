@@ -234,8 +234,10 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       // (The bound is in the DP's numbers, on exact grids below the true
       // sums: exactOptimum, not the chain's true max-load.)
       result.kind = result.blocks.empty() ? ChainResult::Kind::NoChain : ChainResult::Kind::Found;
-      result.provenLowerBound = result.blocks.empty() ? (probing ? kInfinity : upperBound)
-                                                      : result.exactOptimum;
+      // The caller's bound (true numbers) may be above the grid's.
+      result.provenLowerBound = std::max(lowerBound, result.blocks.empty()
+                                                         ? (probing ? kInfinity : upperBound)
+                                                         : result.exactOptimum);
       return result;
     }
     const auto backtrackStart = Clock::now();
@@ -261,7 +263,7 @@ ChainResult solveChain(const Workload& workload, const ContractedGraph& graph,
       continue;
     }
     result.kind = ChainResult::Kind::Found;
-    result.provenLowerBound = optimum;
+    result.provenLowerBound = std::max(lowerBound, optimum);
     return result;
   }
 }

@@ -153,7 +153,10 @@ class ProfileParser {
       if (semicolon == std::string_view::npos) break;
       items.remove_prefix(semicolon + 1);
     }
-    if (!(*value <= 1e27)) return bad();
+    if (!(*value <= 1e27)) {
+      fail(line, node + ": " + std::string(field) + " sums to more than 1e27, got " + quoted(text));
+      return false;
+    }
     return true;
   }
 

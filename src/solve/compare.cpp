@@ -44,7 +44,9 @@ std::optional<std::vector<std::string>> methodsToCompare(const std::string& list
   std::stringstream items(list);
   for (std::string name; std::getline(items, name, ',');) {
     const MethodInfo* method = findMethod(name);
-    if (!method) {
+    if (name.empty()) {
+      *error = "--methods '" + list + "' has an empty method name (expected e.g. dp,milp)";
+    } else if (!method) {
       *error = unknownMethod(name);
     } else if (method->needsPlan) {
       *error = "method '" + name + "' needs a split (--plan), which only solve takes";
@@ -62,7 +64,7 @@ std::optional<std::vector<std::string>> methodsToCompare(const std::string& list
     return std::nullopt;
   }
   if (list.back() == ',') {
-    *error = "--methods '" + list + "' ends with an empty method name (expected e.g. dp,milp)";
+    *error = "--methods '" + list + "' has an empty method name (expected e.g. dp,milp)";
     return std::nullopt;
   }
   return names;

@@ -454,6 +454,42 @@ TEST(LatencyBound, IntervalPathNeverAboveTheBruteForceOptimum) {
   EXPECT_GT(plans, 1500);
 }
 
+// Bound 3 keeps running sums that add and subtract shares, and flows that
+// cancel capacities: one huge cost beside small ones once left 3e-4 in a
+// bound of 8.49, above the optimum (the pipeline fuzzer). The same brute
+// force with one node's output cost at 1e9 to 1e16 times the rest.
+TEST(LatencyBound, IntervalPathHoldsBesideAHugeCost) {
+  std::mt19937_64 rng(20261206);
+  TinyOptions tiny = latencyTiny();
+  int checked = 0, avoided = 0;
+  for (int instance = 0; instance < 1500; ++instance) {
+    const Workload small = randomWorkload(rng, tiny);
+    if (small.graph().edges.empty()) continue;
+    std::vector<Node> nodes = small.graph().nodes;
+    std::vector<RawEdge> edges;
+    const NodeIndex huge = small.graph().edges[rng() % small.graph().edges.size()].source;
+    const double scale = std::array{1e9, 1e12, 1e14, 1e16}[instance % 4];
+    for (const Edge& e : small.graph().edges) {
+      const double cost = small.graph().outCost[e.source];
+      edges.push_back(
+          {nodes[e.source].id, nodes[e.dest].id, e.source == huge ? scale * (1 + cost) : cost});
+    }
+    std::string error;
+    const auto w = buildWorkload("huge cost", small.machine, nodes, edges, &error);
+    ASSERT_TRUE(w) << error;
+    const int q = 1 + instance % 3;
+    const double truth = bruteForceLatency(*w, q);
+    if (truth == kInf) continue;
+    const LatencyLowerBound bound = latencyLowerBound(*w, acceleratorAllowed(*w), true, q);
+    ASSERT_LE(bound.value(), truth * (1 + 1e-9) + 1e-12)
+        << "instance " << instance << ", q " << q << ": " << workloadToJson(*w);
+    ++checked;
+    avoided += truth < scale;  // the optimum keeps the huge output on one device
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(avoided, 300) << "too few optima avoid the huge transfer to test the rounding";
+}
+
 /// The BERT-24 pattern: a chain of 4-byte layers (accelerator time 1, CPU
 /// time 100, output 0.5), 9 bytes per accelerator, three accelerators.
 Workload memoryBoundChain(int layers) {

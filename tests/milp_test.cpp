@@ -700,13 +700,14 @@ TEST(MilpLatency, NoWorseThanDpAndGreedyPlans) {
   EXPECT_GE(compared, 10) << "dp and greedy produced too few latency plans to compare with";
 }
 
-Workload mediumWorkload() {
+Workload mediumWorkload(bool training = false) {
   GeneratorOptions generator;
   generator.shape = GraphShape::Transformer;
   generator.blocks = 6;
   generator.width = 4;
   generator.accelerators = 4;
   generator.cpus = 1;
+  generator.training = training;
   return generateWorkload(generator);
 }
 
@@ -715,14 +716,7 @@ TEST(MilpThroughput, DiffMaximaStartsFromTheMaxLoadMethodsPlans) {
   // are diffmaxima plans too: milp --diffmaxima must start from the best of
   // them, not from one accelerator or one core (it once returned the
   // single-accelerator plan, five times the DP plan's score, at 10 s).
-  GeneratorOptions generator;
-  generator.shape = GraphShape::Transformer;
-  generator.blocks = 6;
-  generator.width = 4;
-  generator.accelerators = 4;
-  generator.cpus = 1;
-  generator.training = true;
-  const Workload w = generateWorkload(generator);
+  const Workload w = mediumWorkload(true);
   SolveOptions options;
   options.timeLimitSeconds = 3;
   const SolveOutcome dp = solve(w, "dp", options);

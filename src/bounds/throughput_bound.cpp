@@ -731,7 +731,7 @@ std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
   if (!cpu.terms.empty()) b.addRow("cpuTime", cpu, -milp::kInfinity, machine.maxCpus * T);
   // The MILP's decision: at most k blocks; CBC proving it infeasible proves T.
   if (integer) b.addRow("blocks", opened, -milp::kInfinity, machine.maxFpgas);
-  std::unique_ptr<OsiClpSolverInterface> solver = b.build();
+  milp::CoinPtr<OsiClpSolverInterface> solver = b.build();
   solver->messageHandler()->setLogLevel(0);
   solver->getModelPtr()->setLogLevel(0);
   auto fired = std::make_shared<std::atomic<bool>>(false);
@@ -744,7 +744,7 @@ std::optional<double> blocksNeeded(const ClassGraph& cg, const Machine& machine,
     if (*fired || !cbc.provenInfeasible) return std::nullopt;
     return kInf;
   }
-  milp::leakingOnThrow(solver, [&] { solver->initialSolve(); });
+  solver->initialSolve();
   if (*fired) return std::nullopt;
   if (solver->isProvenPrimalInfeasible()) return kInf;
   if (!solver->isProvenOptimal()) return std::nullopt;

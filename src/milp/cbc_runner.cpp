@@ -63,8 +63,8 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      double seconds, double* objective, std::string* why,
                                      const std::atomic<bool>* interrupt) {
   const Clock::time_point deadline = deadlineAfter(seconds);
-  std::unique_ptr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
-  return leakingOnThrow(lp, [&]() -> std::vector<double> {
+  CoinPtr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
+  {
     lp->getModelPtr()->setMaximumWallSeconds(seconds);
     auto fired = std::make_shared<std::atomic<bool>>(false);
     stopSimplexAt(*lp, deadline, interrupt, fired);
@@ -87,15 +87,15 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
     }
     *objective = lp->getObjValue();
     return {lp->getColSolution(), lp->getColSolution() + lp->getNumCols()};
-  });
+  }
 }
 
 CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start, double startObjective,
                  const SolveOptions& options, Clock::time_point began) {
   CbcResult result;
   const double remaining = std::max(0.5, options.timeLimitSeconds - secondsSince(began));
-  auto model = std::make_unique<CbcModel>(solver);
-  leakingOnThrow(model, [&] {
+  auto model = makeCoin<CbcModel>(solver);
+  {
     model->setLogLevel(0);
     model->messageHandler()->setLogLevel(0);
     model->solver()->messageHandler()->setLogLevel(0);
@@ -131,7 +131,7 @@ CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start
       if (result.note.empty()) result.note = "stopped near the memory limit";
     }
     if (model->isSecondsLimitReached() && result.note.empty()) result.note = "time limit reached";
-  });
+  }
   return result;
 }
 

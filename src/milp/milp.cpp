@@ -148,7 +148,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
   const bool shrunk = choice.build && choice.q != (latency ? options.q : 1);
   double simpleBound = 0;
   std::optional<Model> model;
-  std::unique_ptr<OsiClpSolverInterface> solver;
+  CoinPtr<OsiClpSolverInterface> solver;
   std::string skipped = choice.note;
   if (choice.build && stopped())
     skipped = options.interrupt && options.interrupt->load() ? "the model was not built"
@@ -220,7 +220,7 @@ SolveOutcome solveMilp(const Workload& w, const SolveOptions& options, const Mil
     auto fired = std::make_shared<std::atomic<bool>>(false);
     stopSimplexAt(*solver, deadline, options.interrupt, fired);
     solver->getModelPtr()->setMaximumWallSeconds(std::max(0.2, secondsLeft()));
-    leakingOnThrow(solver, [&] { solver->initialSolve(); });
+    solver->initialSolve();
     const bool rootSolved = solver->isProvenOptimal() && !*fired;
     const bool rootInfeasible = solver->isProvenPrimalInfeasible() && !*fired;
     if (rootSolved) rootBound = solver->getObjValue();

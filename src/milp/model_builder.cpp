@@ -52,7 +52,7 @@ void ModelBuilder::addRow(std::string name, const Linear& expr, double lower, do
   rowUpper_.push_back(upper == kInfinity ? COIN_DBL_MAX : upper - expr.constant);
 }
 
-std::unique_ptr<OsiClpSolverInterface> ModelBuilder::build() const {
+CoinPtr<OsiClpSolverInterface> ModelBuilder::build() const {
   // Built in one piece: appending rows one by one is quadratic.
   std::vector<int> lengths(numRows());
   for (int r = 0; r < numRows(); ++r) lengths[r] = rowStart_[r + 1] - rowStart_[r];
@@ -61,17 +61,15 @@ std::unique_ptr<OsiClpSolverInterface> ModelBuilder::build() const {
   std::vector<double> lower(lower_), upper(upper_);
   for (auto& u : upper)
     if (u == kInfinity) u = COIN_DBL_MAX;
-  auto solver = std::make_unique<OsiClpSolverInterface>();
-  leakingOnThrow(solver, [&] {
-    solver->messageHandler()->setLogLevel(0);
-    solver->loadProblem(matrix, lower.data(), upper.data(), objective_.data(), rowLower_.data(),
-                        rowUpper_.data());
-    for (int c = 0; c < numColumns(); ++c) {
-      if (integer_[c]) solver->setInteger(c);
-      solver->setColName(c, names_[c]);
-    }
-    for (int r = 0; r < numRows(); ++r) solver->setRowName(r, rowNames_[r]);
-  });
+  auto solver = makeCoin<OsiClpSolverInterface>();
+  solver->messageHandler()->setLogLevel(0);
+  solver->loadProblem(matrix, lower.data(), upper.data(), objective_.data(), rowLower_.data(),
+                      rowUpper_.data());
+  for (int c = 0; c < numColumns(); ++c) {
+    if (integer_[c]) solver->setInteger(c);
+    solver->setColName(c, names_[c]);
+  }
+  for (int r = 0; r < numRows(); ++r) solver->setRowName(r, rowNames_[r]);
   return solver;
 }
 

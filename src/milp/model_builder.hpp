@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -19,19 +20,32 @@ namespace dnnplace::milp {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 /// CLP and CBC are not exception-safe: when an allocation fails inside one
-/// of their calls, the object can be left with a pointer already freed, and
-/// its destructor then frees it again (seen by failing operator new in turn:
-/// ~CoinIndexedVector inside ~ClpSimplex, from ~CbcModel). Such an object is
-/// leaked instead of destroyed, so the caller gets "ran out of memory", not a
-/// crash.
-template <class T, class Call>
-decltype(auto) leakingOnThrow(std::unique_ptr<T>& object, Call&& call) {
-  try {
-    return std::forward<Call>(call)();
-  } catch (...) {
-    (void)object.release();
-    throw;
+/// of their calls, the object can be left with a pointer already freed or
+/// dangling, and its destructor then crashes (seen by failing operator new in
+/// turn: ~CoinIndexedVector inside ~ClpSimplex, from ~CbcModel; ~ClpModel
+/// after passInEventHandler, which deletes its old handler before it clones
+/// the new one). Their owners use this deleter: an object whose owner an
+/// exception unwinds past is leaked instead of destroyed, whichever call
+/// threw. That is the most a caller can do: failures inside some of their
+/// constructors, and CBC's assertions as it unwinds its own half-built nodes,
+/// end the process before any caller sees them (tests/allocation_failure_test
+/// passes over allocations inside COIN-OR for that reason). Outside unwinding
+/// it deletes as usual.
+struct DeleteUnlessUnwinding {
+  int uncaughtAtCreation = std::uncaught_exceptions();
+  template <class T>
+  void operator()(T* object) const noexcept {
+    if (std::uncaught_exceptions() <= uncaughtAtCreation) delete object;
   }
+};
+
+/// An owned CLP, CBC or CoinUtils object (see DeleteUnlessUnwinding).
+template <class T>
+using CoinPtr = std::unique_ptr<T, DeleteUnlessUnwinding>;
+
+template <class T, class... Args>
+CoinPtr<T> makeCoin(Args&&... args) {
+  return CoinPtr<T>(new T(std::forward<Args>(args)...));
 }
 
 /// A linear expression: Σ coefficient · column + constant.
@@ -71,7 +85,7 @@ class ModelBuilder {
   int numRows() const { return static_cast<int>(rowNames_.size()); }
   std::int64_t numNonzeros() const { return static_cast<std::int64_t>(rowColumns_.size()); }
   bool isInteger(int column) const { return integer_[column]; }
-  std::unique_ptr<OsiClpSolverInterface> build() const;
+  CoinPtr<OsiClpSolverInterface> build() const;
 
  private:
   std::vector<std::string> names_;

@@ -50,19 +50,17 @@ void writeModel(OsiClpSolverInterface& model, const std::string& path) {
     for (int c = 0; c < solver->getNumCols(); ++c) columnNames.push_back(solver->getColName(c));
     std::vector<char> integerType(solver->getNumCols());
     for (int c = 0; c < solver->getNumCols(); ++c) integerType[c] = solver->isInteger(c) ? 1 : 0;
-    auto writer = std::make_unique<CoinMpsIO>();
+    auto writer = makeCoin<CoinMpsIO>();
     writer->messageHandler()->setLogLevel(0);
     // The char* overload: CoinUtils 2.11's std::vector<std::string> one leaks the names.
     std::vector<const char*> rowPointers, columnPointers;
     for (const auto& text : rowNames) rowPointers.push_back(text.c_str());
     for (const auto& text : columnNames) columnPointers.push_back(text.c_str());
-    leakingOnThrow(writer, [&] {
-      writer->setMpsData(*solver->getMatrixByCol(), solver->getInfinity(), solver->getColLower(),
-                         solver->getColUpper(), solver->getObjCoefficients(), integerType.data(),
-                         solver->getRowLower(), solver->getRowUpper(), columnPointers.data(),
-                         rowPointers.data());
-      writer->writeMps(path.c_str(), 0, 1, 2);
-    });
+    writer->setMpsData(*solver->getMatrixByCol(), solver->getInfinity(), solver->getColLower(),
+                       solver->getColUpper(), solver->getObjCoefficients(), integerType.data(),
+                       solver->getRowLower(), solver->getRowUpper(), columnPointers.data(),
+                       rowPointers.data());
+    writer->writeMps(path.c_str(), 0, 1, 2);
   }
 }
 
@@ -72,27 +70,27 @@ std::optional<MilpModelSize> readMilpModel(const std::string& path, std::string*
   const std::string ext = milp::extension(path);
   MilpModelSize size;
   if (ext == "lp") {
-    CoinLpIO reader;
-    reader.messageHandler()->setLogLevel(0);
+    auto reader = milp::makeCoin<CoinLpIO>();
+    reader->messageHandler()->setLogLevel(0);
     try {
-      reader.readLp(path.c_str());
+      reader->readLp(path.c_str());
     } catch (const CoinError& e) {
       *error = path + ": not a readable LP file: " + e.message();
       return std::nullopt;
     }
-    size.rows = reader.getNumRows();
-    size.columns = reader.getNumCols();
-    for (int c = 0; c < size.columns; ++c) size.integers += reader.isInteger(c) ? 1 : 0;
+    size.rows = reader->getNumRows();
+    size.columns = reader->getNumCols();
+    for (int c = 0; c < size.columns; ++c) size.integers += reader->isInteger(c) ? 1 : 0;
   } else if (ext == "mps") {
-    CoinMpsIO reader;
-    reader.messageHandler()->setLogLevel(0);
-    if (reader.readMps(path.c_str(), "") != 0) {
+    auto reader = milp::makeCoin<CoinMpsIO>();
+    reader->messageHandler()->setLogLevel(0);
+    if (reader->readMps(path.c_str(), "") != 0) {
       *error = path + ": not a readable MPS file";
       return std::nullopt;
     }
-    size.rows = reader.getNumRows();
-    size.columns = reader.getNumCols();
-    for (int c = 0; c < size.columns; ++c) size.integers += reader.isInteger(c) ? 1 : 0;
+    size.rows = reader->getNumRows();
+    size.columns = reader->getNumCols();
+    for (int c = 0; c < size.columns; ++c) size.integers += reader->isInteger(c) ? 1 : 0;
   } else {
     *error = path + ": expected a .lp or .mps file";
     return std::nullopt;

@@ -305,7 +305,7 @@ void expectMatches(const SolveOutcome& outcome, double truth, const std::string&
 TEST(MilpThroughput, MatchesBruteForceOverAllAndConvexPlacements) {
   std::mt19937_64 rng(20260101);
   int infeasible = 0, convexStricter = 0;
-  for (int instance = 0; instance < 150; ++instance) {
+  for (int instance = 0; instance < testing::randomCases(150); ++instance) {
     const Workload w = randomWorkload(rng, TinyOptions{});
     const ThroughputTruth truth = bruteForceThroughput(w, false);
     SolveOptions options = exactOptions();

@@ -63,6 +63,10 @@ inline constexpr bool kPeakMemoryMeaningful = true;
 #endif
 /// Whether this build runs under AddressSanitizer (several times slower).
 inline constexpr bool kSanitized = !kPeakMemoryMeaningful;
+/// How many random cases the slowest property tests run: all of them in the
+/// plain build, which looks for counterexamples, and a third under the
+/// sanitizers, which look for memory errors (CI runs both).
+constexpr int randomCases(int plain) { return kSanitized ? plain / 3 : plain; }
 
 /// Parses workload JSON text or fails the test.
 Workload parseOrDie(const std::string& json);

@@ -59,15 +59,6 @@ std::atomic<bool> failInsideCoin{false};
 /// Chosen allocations made inside COIN-OR's libraries, passed over for a later one.
 std::atomic<std::int64_t> passedOverInCoin{0};
 
-/// Whether a frame of the calling stack is in COIN-OR's libraries (CLP, CBC,
-/// Osi, Cgl, CoinUtils). They are not exception-safe: an allocation failed
-/// inside them crashed the process at 5 places per LP probe of bound 2 (a
-/// destructor of an object the failure left half-changed, e.g. ~ClpModel
-/// after passInEventHandler, which deletes its old handler before it clones
-/// the new one) and in CBC's own assertion as it unwound a half-built node
-/// (~CbcNodeInfo, from CbcStrategy::fullNodeInfo). No caller can catch that;
-/// dnnplace sizes their models against --memory-limit instead (README). These
-/// tests fail the next allocation outside them.
 /// The address ranges of COIN-OR's loaded code, found once.
 const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& coinCode() {
   static const auto ranges = [] {
@@ -93,6 +84,16 @@ const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& coinCode() {
   return ranges;
 }
 
+/// Whether a frame of the calling stack is in COIN-OR's libraries (CLP, CBC,
+/// Osi, Cgl, CoinUtils). They are not exception-safe, and leaking their
+/// objects (milp::CoinPtr) does not save every case: failing each allocation
+/// of bound 2's LP probes in turn crashed the process at 4 allocations of
+/// each probe (one: OsiClpSolverInterface's constructor, whose
+/// half-built base then crashed in ~OsiSolverInterface), and bound 3's CBC
+/// search ended in CBC's own assertion as it unwound a half-built node
+/// (~CbcNodeInfo, from CbcStrategy::fullNodeInfo). No caller can catch that;
+/// dnnplace sizes their models against --memory-limit instead (README). These
+/// tests fail an allocation soon after, outside them.
 bool insideCoin() {
   const auto& ranges = coinCode();
   void* frames[256];

@@ -388,7 +388,7 @@ TEST(AllocationFailure, OfEachAllocationOfTheCoveringBoundsIsThrownAsBadAlloc) {
     // The run reaches the covering bounds.
     ASSERT_GT(healthy.probes, 0);
     ASSERT_EQ(healthy.milpProbes > 0, withMilp);
-    // One in 46 of the LP probes' allocations (5 ms a run); six of the MILP
+    // One in 47 of the LP probes' allocations (5 ms a run); six of the MILP
     // probes' (0.8 s a run), nearly all CBC's, where one soon after outside
     // COIN-OR fails instead.
     const std::int64_t samples = withMilp ? 6 : 1000;
@@ -433,14 +433,14 @@ TEST(AllocationFailure, EveryMethodReportsAFailedAllocationAsOutOfMemory) {
         if (healthy.call == CallStatus::InvalidInput) continue;  // objective not offered
         ASSERT_TRUE(healthy.placement) << healthy.message;
         // bound's run (0.7 s: CBC's probes) is sampled as milp's is; the
-        // covering bounds' own allocations are each failed above.
+        // covering bounds' own allocations are sampled densely above.
         const bool cbcBound = method.name == "bound" && objective == Objective::Throughput;
         const std::int64_t stride = total / (milp || cbcBound ? 15 : 60) + 1;
         for (std::int64_t k = 1; k <= total; k += stride) {
           SCOPED_TRACE("allocation " + std::to_string(k) + " of " + std::to_string(total));
 #if defined(DNNPLACE_ASAN)
-          // CBC's and CLP's objects are leaked on purpose after a failure inside them.
-          __lsan::ScopedDisabler leaksOfCbcAreIntended;
+          // CBC's and CLP's objects are leaked on purpose as a failure unwinds past them.
+          __lsan::ScopedDisabler leaksOfCoinAreIntended;
 #endif
           std::int64_t made = 0;
           const SolveOutcome outcome = solveFailingAllocation(w, method.name, options, k, &made);

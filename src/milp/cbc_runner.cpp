@@ -64,30 +64,28 @@ std::vector<double> completeSolution(const OsiClpSolverInterface& base,
                                      const std::atomic<bool>* interrupt) {
   const Clock::time_point deadline = deadlineAfter(seconds);
   CoinPtr<OsiClpSolverInterface> lp(dynamic_cast<OsiClpSolverInterface*>(base.clone()));
-  {
-    lp->getModelPtr()->setMaximumWallSeconds(seconds);
-    auto fired = std::make_shared<std::atomic<bool>>(false);
-    stopSimplexAt(*lp, deadline, interrupt, fired);
-    for (const auto& [column, value] : integers) {
-      lp->setColLower(column, value);
-      lp->setColUpper(column, value);
-    }
-    for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
-    lp->messageHandler()->setLogLevel(0);
-    lp->initialSolve();
-    if (!lp->isProvenOptimal() || *fired) {
-      if (why)
-        *why = lp->isProvenPrimalInfeasible() && !*fired ? "rejected by the model"
-               : interrupt && interrupt->load()          ? "not given to CBC: interrupted"
-               : lp->getModelPtr()->status() == 3 || *fired  // Clp: stopped on iterations or time
-                   ? "not given to CBC: completing it took more than " + formatShortest(seconds) + " s"
-                   : "not given to CBC: completing it ended with LP status " +
-                         std::to_string(lp->getModelPtr()->status());
-      return {};
-    }
-    *objective = lp->getObjValue();
-    return {lp->getColSolution(), lp->getColSolution() + lp->getNumCols()};
+  lp->getModelPtr()->setMaximumWallSeconds(seconds);
+  auto fired = std::make_shared<std::atomic<bool>>(false);
+  stopSimplexAt(*lp, deadline, interrupt, fired);
+  for (const auto& [column, value] : integers) {
+    lp->setColLower(column, value);
+    lp->setColUpper(column, value);
   }
+  for (int c = 0; c < lp->getNumCols(); ++c) lp->setContinuous(c);
+  lp->messageHandler()->setLogLevel(0);
+  lp->initialSolve();
+  if (!lp->isProvenOptimal() || *fired) {
+    if (why)
+      *why = lp->isProvenPrimalInfeasible() && !*fired ? "rejected by the model"
+             : interrupt && interrupt->load()          ? "not given to CBC: interrupted"
+             : lp->getModelPtr()->status() == 3 || *fired  // Clp: stopped on iterations or time
+                 ? "not given to CBC: completing it took more than " + formatShortest(seconds) + " s"
+                 : "not given to CBC: completing it ended with LP status " +
+                       std::to_string(lp->getModelPtr()->status());
+    return {};
+  }
+  *objective = lp->getObjValue();
+  return {lp->getColSolution(), lp->getColSolution() + lp->getNumCols()};
 }
 
 CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start, double startObjective,
@@ -95,43 +93,41 @@ CbcResult runCbc(OsiClpSolverInterface& solver, const std::vector<double>& start
   CbcResult result;
   const double remaining = std::max(0.5, options.timeLimitSeconds - secondsSince(began));
   auto model = makeCoin<CbcModel>(solver);
-  {
-    model->setLogLevel(0);
-    model->messageHandler()->setLogLevel(0);
-    model->solver()->messageHandler()->setLogLevel(0);
-    model->setUseElapsedTime(true);
-    model->setMaximumSeconds(remaining);
-    model->setAllowableFractionGap(options.relativeGap);
-    model->setAllowableGap(1e-9);
-    CbcStrategyDefault strategy(1, 5, 5);
-    model->setStrategy(strategy);
-    StopHandler handler(&options, began, options.timeLimitSeconds);
-    model->passInEventHandler(&handler);
-    if (!start.empty())
-      model->setBestSolution(start.data(), static_cast<int>(start.size()), startObjective, true);
-    model->branchAndBound();
+  model->setLogLevel(0);
+  model->messageHandler()->setLogLevel(0);
+  model->solver()->messageHandler()->setLogLevel(0);
+  model->setUseElapsedTime(true);
+  model->setMaximumSeconds(remaining);
+  model->setAllowableFractionGap(options.relativeGap);
+  model->setAllowableGap(1e-9);
+  CbcStrategyDefault strategy(1, 5, 5);
+  model->setStrategy(strategy);
+  StopHandler handler(&options, began, options.timeLimitSeconds);
+  model->passInEventHandler(&handler);
+  if (!start.empty())
+    model->setBestSolution(start.data(), static_cast<int>(start.size()), startObjective, true);
+  model->branchAndBound();
 
-    // An LP that hit the wall-clock limit inside CBC leaves its bound unproven.
-    const bool abandoned = model->isAbandoned();
-    result.provenInfeasible = !abandoned && model->isProvenInfeasible() && !model->bestSolution();
-    result.provenOptimal = !abandoned && model->isProvenOptimal() && model->bestSolution();
-    // Stopped before any node was processed (inside the root's cut or
-    // heuristic passes), CBC may report the incumbent as its bound: only
-    // trust its bound once the search tree exists or the search finished.
-    const bool boundProven = !abandoned && (result.provenOptimal || model->getNodeCount() > 0);
-    result.bound = boundProven ? model->getBestPossibleObjValue() : -kInfinity;
-    if (abandoned) result.note = "CBC abandoned the search (an LP hit the time limit)";
-    if (model->bestSolution()) {
-      result.hasSolution = true;
-      result.solution.assign(model->bestSolution(), model->bestSolution() + model->getNumCols());
-    }
-    if (*handler.memoryReached()) {
-      result.memoryLimitReached = true;
-      result.provenOptimal = result.provenInfeasible = false;
-      if (result.note.empty()) result.note = "stopped near the memory limit";
-    }
-    if (model->isSecondsLimitReached() && result.note.empty()) result.note = "time limit reached";
+  // An LP that hit the wall-clock limit inside CBC leaves its bound unproven.
+  const bool abandoned = model->isAbandoned();
+  result.provenInfeasible = !abandoned && model->isProvenInfeasible() && !model->bestSolution();
+  result.provenOptimal = !abandoned && model->isProvenOptimal() && model->bestSolution();
+  // Stopped before any node was processed (inside the root's cut or
+  // heuristic passes), CBC may report the incumbent as its bound: only
+  // trust its bound once the search tree exists or the search finished.
+  const bool boundProven = !abandoned && (result.provenOptimal || model->getNodeCount() > 0);
+  result.bound = boundProven ? model->getBestPossibleObjValue() : -kInfinity;
+  if (abandoned) result.note = "CBC abandoned the search (an LP hit the time limit)";
+  if (model->bestSolution()) {
+    result.hasSolution = true;
+    result.solution.assign(model->bestSolution(), model->bestSolution() + model->getNumCols());
   }
+  if (*handler.memoryReached()) {
+    result.memoryLimitReached = true;
+    result.provenOptimal = result.provenInfeasible = false;
+    if (result.note.empty()) result.note = "stopped near the memory limit";
+  }
+  if (model->isSecondsLimitReached() && result.note.empty()) result.note = "time limit reached";
   return result;
 }
 
